@@ -36,6 +36,11 @@ const BINARY_FUNCTIONS: Partial<Record<Extract<Expression, { kind: 'BinaryOperat
   EqualNullSafe: 'equal_null', IntegralDivide: 'div', BitwiseAnd: '&', BitwiseOr: '|', BitwiseXor: '^',
 };
 
+/** Spark 4's shift operators: its functions of the same names, shown as the operator was written. */
+const SHIFT_FUNCTIONS: Partial<Record<Extract<Expression, { kind: 'BinaryOperator' }>['op'], [string, string]>> = {
+  ShiftLeft: ['shiftleft', '<<'], ShiftRight: ['shiftright', '>>'], ShiftRightUnsigned: ['shiftrightunsigned', '>>>'],
+};
+
 /** Spark's data types as the types Weir's values have (an integral one's width travels beside). */
 function sqlTypeOf(t: DataType): SqlType | undefined {
   switch (t.kind) {
@@ -257,6 +262,8 @@ export class ExpressionBuilder {
         return e.evalMode === 'TRY' ? { ...cast, try: true } : cast;
       }
       case 'BinaryOperator': {
+        const shift = SHIFT_FUNCTIONS[e.op];
+        if (shift) return { kind: 'call', name: shift[0], args: [this.build(e.left), this.build(e.right)], operator: shift[1], pos };
         const op = BINARY[e.op];
         if (op) return { kind: 'binary', op, left: this.build(e.left), right: this.build(e.right), pos };
         return { kind: 'call', name: BINARY_FUNCTIONS[e.op]!, args: [this.build(e.left), this.build(e.right)], pos };

@@ -70,8 +70,11 @@ export type Expr = Base &
      * before it coerces), the explain does (`explainExprToString`).
      */
     | { kind: 'cast'; arg: Expr; to: SqlType | 'array' | 'map' | 'struct'; decimal?: DecimalType; integral?: IntegralBits; float32?: true; ntz?: true; interval?: IntervalFields; target?: Field; implicit?: true; try?: true }
-    /** `subscript`: written `a[i]` (the call is get(a, i)), and shown so. */
-    | { kind: 'call'; name: string; args: Expr[]; subscript?: boolean }
+    /**
+     * `subscript`: written `a[i]` (the call is get(a, i)), and shown so. `operator`: written
+     * `a << b` (the call is shiftleft(a, b)), and shown `(a << b)`, as Spark's FUNC_ALIAS.
+     */
+    | { kind: 'call'; name: string; args: Expr[]; subscript?: boolean; operator?: string }
     /**
      * Spark's LambdaFunction `(x, i) -> body`: only an argument of a higher-order function
      * (higher-order-functions.ts), which binds its parameters. Names in `body` that are its
@@ -160,6 +163,7 @@ function sqlText(e: Expr, explain: boolean): string {
       return `${e.try ? 'TRY_CAST' : 'CAST'}(${text(e.arg)} AS ${castTypeText(e)})`;
     case 'call':
       if (e.subscript) return `${text(e.args[0])}[${text(e.args[1])}]`;
+      if (e.operator && e.args.length === 2) return `(${text(e.args[0])} ${e.operator} ${text(e.args[1])})`;
       if (e.name === METADATA_COLUMN && e.args.length === 0) return METADATA_COLUMN;
       // The operators the builder makes calls of are shown as Spark shows them: `(a & b)`, `~a`.
       if (e.name === '~' && e.args.length === 1) return `~${text(e.args[0])}`;

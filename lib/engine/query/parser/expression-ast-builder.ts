@@ -27,6 +27,8 @@ const ARITHMETIC: Record<string, BinaryOp> = {
   '*': 'Multiply', '/': 'Divide', '%': 'Remainder', DIV: 'IntegralDivide', '+': 'Add', '-': 'Subtract',
   '||': 'Concat', '&': 'BitwiseAnd', '^': 'BitwiseXor', '|': 'BitwiseOr',
 };
+/** Spark 4's shift operators: spark-parser.ts makes each one `&` token with the operator's text. */
+const SHIFTS: Record<string, BinaryOp> = { '<<': 'ShiftLeft', '>>': 'ShiftRight', '>>>': 'ShiftRightUnsigned' };
 const COMPARISON: Record<string, BinaryOp> = {
   '=': 'EqualTo', '==': 'EqualTo', '<': 'LessThan', '<=': 'LessThanOrEqual', '>': 'GreaterThan', '>=': 'GreaterThanOrEqual', '<=>': 'EqualNullSafe',
 };
@@ -130,7 +132,36 @@ export class ExpressionAstBuilder {
       const child = this.value(ctx.valueExpression(0)!);
       return sym === '-' ? { kind: 'UnaryMinus', child, pos } : sym === '+' ? { kind: 'UnaryPositive', child, pos } : { kind: 'BitwiseNot', child, pos };
     }
+    if (sym === '&' || Object.hasOwn(SHIFTS, sym)) return this.andShifts(ctx);
     return { kind: 'BinaryOperator', op: ARITHMETIC[sym], left: this.value(ctx._left!), right: this.value(ctx._right!), pos };
+  }
+
+  /**
+   * A chain of `&`s and shifts, which the grammar parses at one level, left-associative (see
+   * SHIFTS): the shifts bind first, as Spark's shiftExpression sits between `+ - ||` and `&`.
+   */
+  private andShifts(ctx: C<'ValueExpressionContext'>): Expression {
+    const operands: C<'ValueExpressionContext'>[] = [];
+    const ops: string[] = [];
+    let c = ctx;
+    for (let op = c._operator?.text; c.valueExpression().length === 2 && !c.comparisonOperator() && (op === '&' || Object.hasOwn(SHIFTS, op!)); op = c._operator?.text) {
+      operands.unshift(c._right!);
+      ops.unshift(op!);
+      c = c._left!;
+    }
+    operands.unshift(c);
+    let result: Expression | undefined;
+    let groupStart = 0;
+    for (let i = 0; i <= ops.length; i++) {
+      if (i < ops.length && ops[i] !== '&') continue;
+      let shifted = this.value(operands[groupStart]);
+      for (let k = groupStart; k < i; k++) {
+        shifted = { kind: 'BinaryOperator', op: SHIFTS[ops[k]], left: shifted, right: this.value(operands[k + 1]), pos: this.parsed.text.span(operands[groupStart].start!, operands[k + 1].stop) };
+      }
+      result = result === undefined ? shifted : { kind: 'BinaryOperator', op: 'BitwiseAnd', left: result, right: shifted, pos: this.parsed.text.span(operands[0].start!, operands[i].stop) };
+      groupStart = i + 1;
+    }
+    return result!;
   }
 
   /** A name in an expression: `a.b.c` is UnresolvedAttribute([a, b, c]); `"x".f` a string's field. */
@@ -263,6 +294,9 @@ export class ExpressionAstBuilder {
     const strings = ctx.stringLit().map((s) => unescapeSqlString(s.getText()));
     if (ctx.literalType()) {
       const type = ctx.literalType()!.getText();
+      // The grammar's type name may be a double-quoted string, which is Spark's only under
+      // spark.sql.ansi.doubleQuotedIdentifiers: `"S" "par"` is two adjacent strings, as in Spark.
+      if (type.startsWith('"')) return stringLiteral([unescapeSqlString(type), ...strings].join(''), pos);
       if (type.toUpperCase() === 'INTERVAL') return intervalString(strings[0], ctx.getText(), pos);
       return typedLiteral(type, strings[0], pos);
     }

@@ -22,7 +22,7 @@ function strip(v: unknown): unknown {
 }
 
 const OPS: BinaryOp[] = [
-  'Add', 'Subtract', 'Multiply', 'Divide', 'Remainder', 'IntegralDivide', 'Concat', 'BitwiseAnd', 'BitwiseOr', 'BitwiseXor',
+  'Add', 'Subtract', 'Multiply', 'Divide', 'Remainder', 'IntegralDivide', 'Concat', 'BitwiseAnd', 'BitwiseOr', 'BitwiseXor', 'ShiftLeft', 'ShiftRight', 'ShiftRightUnsigned',
   'EqualTo', 'EqualNullSafe', 'LessThan', 'LessThanOrEqual', 'GreaterThan', 'GreaterThanOrEqual', 'And', 'Or',
 ];
 const lit = (value: Expression extends never ? never : Extract<Expression, { kind: 'Literal' }>['value'], dataType: DataType): Expression => ({ kind: 'Literal', value, dataType, pos });
@@ -85,6 +85,12 @@ describe('expression SQL round trip', () => {
     expect(parseExpression('NOT a AND b')).toMatchObject({ op: 'And', left: { kind: 'Not' } });
     expect(parseExpression('a = b = c')).toMatchObject({ op: 'EqualTo', left: { op: 'EqualTo' } });
     expect(parseExpression('a | b & c')).toMatchObject({ op: 'BitwiseOr', right: { op: 'BitwiseAnd' } });
+    // Spark 4's shifts: between `+` and `&`, left-associative; a `>` closing a type is no shift.
+    expect(parseExpression('a & b << c & d')).toMatchObject({ op: 'BitwiseAnd', left: { op: 'BitwiseAnd', right: { op: 'ShiftLeft' } }, right: { nameParts: ['d'] } });
+    expect(parseExpression('a >> b + c >>> d')).toMatchObject({ op: 'ShiftRightUnsigned', left: { op: 'ShiftRight', right: { op: 'Add' } } });
+    expect(parseExpression('a << b = c')).toMatchObject({ op: 'EqualTo', left: { op: 'ShiftLeft' } });
+    expect(parseExpression('CAST(a AS ARRAY<ARRAY<INT>>) >> 1')).toMatchObject({ op: 'ShiftRight', left: { kind: 'Cast' } });
+    expect(parseExpression('a::map<string, array<int>> >>> 1')).toMatchObject({ op: 'ShiftRightUnsigned', left: { kind: 'Cast' } });
     expect(parseExpression('a + b IS NULL')).toMatchObject({ kind: 'IsNull', child: { op: 'Add' } });
     expect(parseExpression('-a[0]')).toMatchObject({ kind: 'UnaryMinus', child: { kind: 'UnresolvedExtractValue' } });
   });

@@ -1,6 +1,6 @@
 /**
  * Unresolved expressions printed back as Spark SQL, with as few parentheses as Spark's grammar
- * needs (its precedence: postfix `.` `[]`, unary, `* / % DIV`, `+ - ||`, `&`, `^`, `|`,
+ * needs (its precedence: postfix `.` `[]`, unary, `* / % DIV`, `+ - ||`, `<< >> >>>`, `&`, `^`, `|`,
  * comparisons, predicates, NOT, AND, OR; binary operators left-associative). tree-string.ts
  * prints plans with it, Catalyst style (`'a` for an unresolved name); the property test parses
  * the plain form back to check precedence and associativity.
@@ -13,19 +13,20 @@ const BINARY: Record<BinaryOp, [string, number]> = {
   Or: ['OR', 1], And: ['AND', 2],
   EqualTo: ['=', 5], EqualNullSafe: ['<=>', 5], LessThan: ['<', 5], LessThanOrEqual: ['<=', 5], GreaterThan: ['>', 5], GreaterThanOrEqual: ['>=', 5],
   BitwiseOr: ['|', 6], BitwiseXor: ['^', 7], BitwiseAnd: ['&', 8],
-  Add: ['+', 9], Subtract: ['-', 9], Concat: ['||', 9],
-  Multiply: ['*', 10], Divide: ['/', 10], Remainder: ['%', 10], IntegralDivide: ['DIV', 10],
+  ShiftLeft: ['<<', 9], ShiftRight: ['>>', 9], ShiftRightUnsigned: ['>>>', 9],
+  Add: ['+', 10], Subtract: ['-', 10], Concat: ['||', 10],
+  Multiply: ['*', 11], Divide: ['/', 11], Remainder: ['%', 11], IntegralDivide: ['DIV', 11],
 };
-const PRIMARY = 12;
+const PRIMARY = 13;
 
 const LEVELS: Partial<Record<Expression['kind'], number>> = {
   Not: 3, IsNull: 4, IsNotNull: 4, In: 4, InSubquery: 4, Between: 4, Like: 4, RLike: 4,
-  UnaryMinus: 11, UnaryPositive: 11, BitwiseNot: 11, LambdaFunction: 0, NamedArgumentExpression: 0,
+  UnaryMinus: 12, UnaryPositive: 12, BitwiseNot: 12, LambdaFunction: 0, NamedArgumentExpression: 0,
 };
 
 function level(e: Expression): number {
   if (e.kind === 'BinaryOperator') return BINARY[e.op][1];
-  if (e.kind === 'Literal' && typeof e.value === 'bigint' && e.value < 0n) return 11;
+  if (e.kind === 'Literal' && typeof e.value === 'bigint' && e.value < 0n) return 12;
   return LEVELS[e.kind] ?? PRIMARY;
 }
 
@@ -79,7 +80,7 @@ export function expressionSql(e: Expression, style: SqlStyle = {}): string {
     case 'Not': return `NOT ${s(e.child, 3)}`;
     case 'UnaryMinus': case 'UnaryPositive': case 'BitwiseNot': {
       // `-1…` would lex as a negative number literal, which then binds first (`-1[0]` is (-1)[0]).
-      let child = s(e.child, 11);
+      let child = s(e.child, 12);
       if (/^[0-9.]/.test(child)) child = `(${child})`;
       const sym = e.kind === 'UnaryMinus' ? '-' : e.kind === 'UnaryPositive' ? '+' : '~';
       return `${sym}${/^[-+~]/.test(child) ? ' ' : ''}${child}`;

@@ -81,6 +81,16 @@ describe("string literals with Spark's escapes", () => {
 
   it('joins adjacent literals, as Spark does', () => {
     expect(lit("'it' 's'").value).toBe('its');
+    expect(lit(`"S" "par" 'k'`).value).toBe('Spark');
+  });
+
+  it("reads a doubled quote as one, as Spark 4.1 does (SQL's escape)", () => {
+    expect(lit("'it''s'").value).toBe("it's");
+    expect(lit(`"say ""hi"""`).value).toBe('say "hi"');
+    expect(lit("''''").value).toBe("'");
+    expect(lit(String.raw`'\\''x'`).value).toBe("\\'x");
+    expect(lit(`'a'"b"`).value).toBe('ab');
+    expect(lit("r'a''b'").value).toBe('ab');
   });
 });
 

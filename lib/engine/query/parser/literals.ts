@@ -92,14 +92,18 @@ const ESCAPES: Record<string, string> = { '0': '\u0000', "'": "'", '"': '"', b: 
 
 /**
  * Spark's `unescapeSQLString`: a quoted token's value. `r'…'` and `R"…"` are raw (no escapes);
- * otherwise `\uXXXX`, `\UXXXXXXXX`, three octal digits, the escapes above, and any other `\x` is x.
+ * otherwise a doubled quote is one, and `\uXXXX`, `\UXXXXXXXX`, three octal digits, the escapes
+ * above, and any other `\x` is x.
  */
 export function unescapeSqlString(token: string): string {
   if (token[0] === 'r' || token[0] === 'R') return token.slice(2, -1);
   const s = token.slice(1, -1);
+  const quote = token[0];
   let out = '';
   for (let i = 0; i < s.length; i++) {
     const c = s[i];
+    // A doubled quote (only in strings spark-parser.ts joined: the lexer ends one at its quote).
+    if (c === quote && s[i + 1] === quote) { out += c; i++; continue; }
     if (c !== '\\' || i + 1 >= s.length) { out += c; continue; }
     const n = s[i + 1];
     if (n === 'u' && /^[0-9a-fA-F]{4}$/.test(s.slice(i + 2, i + 6))) { out += String.fromCharCode(parseInt(s.slice(i + 2, i + 6), 16)); i += 5; continue; }

@@ -13,6 +13,8 @@
  *   and the data type after it are rewritten in the token stream to `[CAST(NULL AS type)]`,
  *   a postfix on the primary expression as Spark 4 binds it. The inserted tokens carry the
  *   `::` token's offsets; ast-builder.ts knows them from `castTokens` and builds a Cast.
+ * - Spark 4's shift operators and doubled-quote escape, from the tokens
+ *   (rewriteOperatorsAndStrings).
  * - Spark's syntax error: the first one ends the parse as `[PARSE_SYNTAX_ERROR] Syntax error at
  *   or near 'tok'` with the line and column of that token (Spark's ParseErrorListener), instead
  *   of the grammar's completion-oriented messages and its console logging.
@@ -401,6 +403,65 @@ function rewriteCasts(all: Token[], castTokens: Set<Token>): Token[] {
   return out;
 }
 
+/** The quote a string token opens with, none for a raw string (`r'…'`, whose quotes are not escapes). */
+function quoteOf(t: Token): string | undefined {
+  if (t.type !== SparkSqlLexer.STRING_LITERAL && t.type !== SparkSqlLexer.DOUBLEQUOTED_STRING) return undefined;
+  const q = t.text?.[0];
+  return q === "'" || q === '"' ? q : undefined;
+}
+
+/**
+ * Rewrites of the tokens before the parse, for what Spark 4's grammar reads and the 3.5 one
+ * does not:
+ * - A doubled quote inside a string is one quote (`'S''par''k'` is S'par'k, Spark 4.1's SQL
+ *   standard escape): the grammar's lexer ends the string at the second quote, so strings of
+ *   one quote kind that touch are joined into one token, whose doubled quotes
+ *   unescapeSqlString reads. Strings apart (`'S' 'par'`) stay adjacent literals, concatenated.
+ * - The shift operators `<<`, `>>`, `>>>`: the lexer reads them as `<` `<`, … Touching `<`s
+ *   and `>`s become one `&` token with the operator's text, which parses at the level of `&`;
+ *   ExpressionAstBuilder gives shifts Spark's own level, between `+ - ||` and `&`. A `>` that
+ *   closes an `ARRAY<`, `MAP<` or `STRUCT<` is never a shift (Spark's isShiftRightOperator).
+ */
+function rewriteOperatorsAndStrings(all: Token[]): Token[] {
+  const out: Token[] = [];
+  let typeDepth = 0;
+  const touching = (a: Token, b: Token | undefined) => b !== undefined && b.start === a.stop + 1;
+  for (let i = 0; i < all.length; i++) {
+    const t = all[i];
+    const quote = quoteOf(t);
+    if (quote) {
+      let j = i;
+      while (touching(all[j], all[j + 1]) && quoteOf(all[j + 1]) === quote) j++;
+      if (j > i) {
+        const joined = synthetic(t, t.type, all.slice(i, j + 1).map((x) => x.text).join(''));
+        joined.stop = all[j].stop;
+        out.push(joined);
+        i = j;
+        continue;
+      }
+    }
+    const next = all[i + 1];
+    const complexType = t.type === SparkSqlLexer.KW_ARRAY || t.type === SparkSqlLexer.KW_MAP || t.type === SparkSqlLexer.KW_STRUCT;
+    let k = i + 1;
+    while (all[k]?.channel === Token.HIDDEN_CHANNEL) k++;
+    if (complexType && all[k]?.type === SparkSqlLexer.LT) typeDepth++;
+    else if (t.type === SparkSqlLexer.GT && typeDepth > 0) typeDepth--;
+    else if ((t.type === SparkSqlLexer.LT || t.type === SparkSqlLexer.GT) && next?.type === t.type && touching(t, next)) {
+      const three = t.type === SparkSqlLexer.GT && all[i + 2]?.type === SparkSqlLexer.GT && touching(next, all[i + 2]);
+      const last = three ? all[i + 2] : next;
+      const shift = synthetic(t, SparkSqlLexer.AMPERSAND, t.type === SparkSqlLexer.LT ? '<<' : three ? '>>>' : '>>');
+      shift.stop = last.stop;
+      out.push(shift);
+      i += three ? 2 : 1;
+      continue;
+    }
+    out.push(t);
+  }
+  if (out.length === all.length) return all;
+  out.forEach((t, i) => { (t as CommonToken).tokenIndex = i; });
+  return out;
+}
+
 function runParser<T>(tokens: readonly Token[], listener: ThrowingListener, entry: (p: SparkSqlParser) => T): T {
   const make = () => {
     const p = new SparkParser(new CommonTokenStream(new TokenListSource(tokens)));
@@ -460,7 +521,7 @@ function lex(sql: string): { parsed: ParsedText; listener: ThrowingListener } {
   lexer.removeErrorListeners();
   lexer.addErrorListener(listener);
   const castTokens = new Set<Token>();
-  const tokens = rewriteCasts(lexer.getAllTokens().concat(lexer.nextToken()), castTokens);
+  const tokens = rewriteCasts(rewriteOperatorsAndStrings(lexer.getAllTokens().concat(lexer.nextToken())), castTokens);
   for (const t of tokens) if (NAME_ONLY_KEYWORDS.has(t.type)) (t as CommonToken).type = SparkSqlLexer.IDENTIFIER;
   return { parsed: { text, castTokens, tokens }, listener };
 }

@@ -65,7 +65,7 @@ interface MultiAlias extends Node { readonly kind: 'MultiAlias'; readonly child:
 /** Catalyst's binary expressions, by class name. `a <> b` is `Not(EqualTo(a, b))`, as Catalyst builds it. */
 export type BinaryOp =
   | 'Add' | 'Subtract' | 'Multiply' | 'Divide' | 'Remainder' | 'IntegralDivide' | 'Concat'
-  | 'BitwiseAnd' | 'BitwiseOr' | 'BitwiseXor'
+  | 'BitwiseAnd' | 'BitwiseOr' | 'BitwiseXor' | 'ShiftLeft' | 'ShiftRight' | 'ShiftRightUnsigned'
   | 'EqualTo' | 'EqualNullSafe' | 'LessThan' | 'LessThanOrEqual' | 'GreaterThan' | 'GreaterThanOrEqual'
   | 'And' | 'Or';
 interface BinaryOperator extends Node { readonly kind: 'BinaryOperator'; readonly op: BinaryOp; readonly left: Expression; readonly right: Expression }
