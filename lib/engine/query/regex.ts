@@ -182,19 +182,27 @@ export function compileWalkRegex(pattern: string): RE2JS | string {
 }
 
 /**
+ * A regexp function's refusal of a pattern: RE2's reason, with Spark's class for a pattern its
+ * function cannot compile (a lookaround Java reads but RE2 does not is refused with it too).
+ */
+export function patternRefusal(fn: string, reason: string): string {
+  return `${fn}: ${reason} (INVALID_PARAMETER_VALUE.PATTERN)`;
+}
+
+/**
  * The program of a pattern compiled at run time (read from a column), for function `fn`: a pattern
  * RE2 refuses makes the record bad, with RE2's reason.
  */
 export function recordRegex(fn: string, pattern: string): RE2 {
   const re = compileRegex(pattern);
-  if (typeof re === 'string') throw new RecordExpressionError(`${fn}: ${re}`, { function: fn });
+  if (typeof re === 'string') throw new RecordExpressionError(patternRefusal(fn, re), { function: fn });
   return re;
 }
 
 /** The program regexMatches walks; a refused pattern is refused as by recordRegex. */
 export function walkRegex(fn: string, pattern: string): RE2JS {
   const re = compileWalkRegex(pattern);
-  if (typeof re === 'string') throw new RecordExpressionError(`${fn}: ${re}`, { function: fn });
+  if (typeof re === 'string') throw new RecordExpressionError(patternRefusal(fn, re), { function: fn });
   return re;
 }
 
@@ -251,7 +259,7 @@ export const regexLiterals =
     const [, pattern, idx] = lits;
     if (typeof pattern !== 'string') return undefined;
     const re = walk ? compileWalkRegex(pattern) : compileRegex(pattern);
-    if (typeof re === 'string') return `${fn}: ${re}`;
+    if (typeof re === 'string') return patternRefusal(fn, re);
     if (typeof idx === 'number') {
       const groups = re instanceof RE2JS ? re.groupCount() : regexGroupCount(pattern);
       if (idx < 0 || idx > groups) return `${fn}: ${groupIndexProblem(idx, groups)}`;

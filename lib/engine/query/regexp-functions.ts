@@ -14,7 +14,7 @@ import type { CollectionFunctionDef } from './function-types';
 import type { TypeInfo } from './data-types';
 import type { FunctionDef } from './function-types';
 import { isStr, str } from './function-args';
-import { compileWalkRegex, groupIndexProblem, recordRegex, regexLiterals, regexMatches, walkRegex, type RegexMatch } from './regex';
+import { compileWalkRegex, groupIndexProblem, patternRefusal, recordRegex, regexLiterals, regexMatches, walkRegex, type RegexMatch } from './regex';
 import { isNumeric, type ExprType } from './sql-values';
 import { checkStringLength, MAX_STRING_VALUE_LENGTH } from './value-limits';
 
@@ -188,7 +188,7 @@ export const REGEXP_ARRAY_FUNCTIONS: Record<string, CollectionFunctionDef> = {
     checkLiterals: ([, p]) => {
       if (typeof p !== 'string') return undefined;
       const re = compileWalkRegex(p);
-      return typeof re === 'string' ? `split(): ${re}` : undefined;
+      return typeof re === 'string' ? patternRefusal('split()', re) : undefined;
     },
   },
 };

@@ -125,6 +125,7 @@ describe('regular expressions run on RE2', () => {
       const e = compileError(`SELECT name FROM src WHERE rlike(name, '${pattern}')`);
       expect(e).toBeInstanceOf(SqlValidationError);
       expect(e.message).toMatch(/rlike\(\): the regular expression .* is not supported: .*RE2, which has no backreferences/);
+      expect(e.errorClass).toBe('INVALID_PARAMETER_VALUE.PATTERN');
       expect(e.line).toBe(1);
     }
     expect(compileError("SELECT regexp_extract(name, '(a)', 2) FROM src").message).toMatch(/group index 2 is out of range; the pattern has 1 group/);
@@ -134,6 +135,7 @@ describe('regular expressions run on RE2', () => {
     const err = await run('SELECT rlike(name, p) v FROM src', [{ name: 'aa', n: 0, p: '(a)\\1' }]).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RecordExpressionError);
     expect((err as Error).message).toMatch(/rlike\(\): the regular expression/);
+    expect((err as RecordExpressionError).errorClass).toBe('INVALID_PARAMETER_VALUE.PATTERN');
   });
 
   it('a pattern that backtracks exponentially in JavaScript answers on a long value', async () => {
