@@ -1332,6 +1332,14 @@ class ExpressionCompiler implements LambdaCompiler {
       // A decimal where a function takes a number: as a double.
       args = args.map((a, i) => (a.type === 'decimal' ? read(i, { type: 'double' }) : a));
     }
+    if (def.widenArgs && args.some((a) => !sameType(a, args[0]))) {
+      const u = unifyAll(args, e.args, false, true);
+      if (u) {
+        const type = unifiedType(u);
+        e.args.forEach((a) => this.implicitCast(e, a, type));
+        args = u.values;
+      }
+    }
     // Each argument's column name (arrays_zip names its fields after them).
     const names = e.args.map((a) => (a.kind === 'column' ? a.name.split('.').pop()! : a.kind === 'field' ? a.field : ''));
     let t = def.type(args, names);

@@ -147,6 +147,12 @@ export interface CollectionFunctionDef {
    * group's functions all are, without saying so.
    */
   stringInputs?: boolean;
+  /**
+   * Its arguments of other types are cast to their wider common type first (Spark's
+   * FunctionArgumentConversion for map_concat: findWiderCommonType, a STRING beside a number
+   * widening to a STRING).
+   */
+  widenArgs?: boolean;
   /** At validation, with each argument's value when it is a literal: a message when those make every result an error. */
   checkLiterals?(literals: unknown[]): string | undefined;
 }

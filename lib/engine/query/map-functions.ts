@@ -90,13 +90,13 @@ export const MAP_FUNCTIONS: Record<string, CollectionFunctionDef> = {
   },
   // NULL when any map is NULL; a key in two maps is Spark's DUPLICATED_MAP_KEY.
   map_concat: {
-    min: 0, max: 64,
+    min: 0, max: 64, widenArgs: true,
     type: (a) => {
       if (a.length === 0) return mapType({ type: 'string' }, { type: 'string' });
       if (!a.every(isMap)) return `map_concat() takes maps, got ${a.map((t) => typeText(t)).join(', ')}`;
       // map() (MAP<VOID, VOID>, empty) widens to any map.
       const maps = a.filter((t) => t.type === 'map' && !(t.keyType?.void && t.valueType?.void));
-      if (maps.some((t) => !sameType(t, maps[0]))) return `map_concat() takes maps of one type, got ${a.map((t) => typeText(t)).join(', ')}; CAST them to one type`;
+      if (maps.some((t) => !sameType(t, maps[0]))) return `map_concat() takes maps of one type, got ${a.map((t) => typeText(t)).join(', ')}; CAST them to one type (DATATYPE_MISMATCH.DATA_DIFF_TYPES)`;
       return maps[0] ?? mapType({ type: 'string' }, { type: 'string' });
     },
     impl: (ms, _t, result) => {

@@ -152,6 +152,10 @@ const COLLECTION_EXAMPLES: [string, unknown][] = [
   ["map_from_entries(array(struct(1, 'a'), struct(2, 'b')))", { 1: 'a', 2: 'b' }],
   ["map_entries(map(1, 'a', 2, 'b'))", [{ key: 1, value: 'a' }, { key: 2, value: 'b' }]],
   ["map_keys(map_concat(map('x', 1), map('y', 2)))", ['x', 'y']],
+  // Maps of other types widen to one (Spark's findWiderCommonType), their values cast.
+  ["map_concat(map(1, 2), map(3L, 4.5D))", { 1: 2, 3: 4.5 }],
+  ["typeof(map_concat(map(1, 2), map(3L, 4.5D)))", 'map<bigint,double>'],
+  ["map_concat(map('a', 1), map('b', 'x'))", { a: '1', b: 'x' }],
   // struct · named_struct
   ['named_struct("a", 1, "b", 2, "c", 3)', { a: 1, b: 2, c: 3 }],
   ['struct(1, 2)', { col1: 1, col2: 2 }],
