@@ -49,6 +49,14 @@ describe('from_csv and to_csv', () => {
     expect(await value("from_csv(line, 'a STRING, b STRING', map('quote', '\\'', 'sep', '\\t'))", { id: 1, line: "'x\ty'\tz" })).toEqual({ a: 'x\ty', b: 'z' });
   });
 
+  it('reads a DATE by dateFormat and a TIMESTAMP by timestampFormat', async () => {
+    const opts = "map('dateFormat', 'dd/MM/yyyy', 'timestampFormat', 'dd/MM/yyyy HH:mm')";
+    expect(await value(`from_csv(line, 'd DATE, t TIMESTAMP', ${opts})`, { id: 1, line: '02/01/2020,02/01/2020 10:30' })).toEqual({ d: 18263, t: Date.UTC(2020, 0, 2, 10, 30) });
+    expect(await value(`from_csv(line, 'd DATE, t TIMESTAMP', ${opts})`, { id: 1, line: '2020-01-02,2020-01-02 10:30' })).toEqual({ d: null, t: null });
+    // A pattern Spark 2 took and Spark 3+ does not recognize is Spark's cross-version error.
+    expect(refusal("from_csv(line, 'd DATE', map('dateFormat', 'dd/MMMMM/yyyy'))").errorClass).toBe('INCONSISTENT_BEHAVIOR_CROSS_VERSION.DATETIME_PATTERN_RECOGNITION');
+  });
+
   it('refuses what Spark refuses', () => {
     expect(refusal("to_csv(named_struct('a', array(1)))").message).toMatch(/UNSUPPORTED_INPUT_TYPE/);
     expect(refusal("from_csv(line, 'a ARRAY<INT>')").message).toMatch(/UNSUPPORTED_INPUT_TYPE/);

@@ -4,8 +4,9 @@
  * the struct a line is. The line is split and each field read as the files source reads a CSV
  * file (operators/record-parser.ts), and written as the files sink writes one
  * (sinks/row-rendering.ts's text of a value, record-parser's quoting), with Spark's options sep,
- * quote, escape and nullValue; schema_of_csv reads also nanValue, positiveInf, negativeInf,
- * preferDate, dateFormat and timestampFormat, as Spark's CSVInferSchema does.
+ * quote, escape and nullValue; from_csv reads also dateFormat and timestampFormat, and
+ * schema_of_csv those and nanValue, positiveInf, negativeInf and preferDate, as Spark's
+ * CSVInferSchema does.
  */
 import type { Field } from '../types';
 import { coerceField, csvField, splitCsvLine, type CsvFormat } from '../operators/record-parser';
@@ -23,9 +24,13 @@ import { checkStringLength } from './value-limits';
 interface CsvOptions extends CsvFormat {
   /** The text of a NULL field (Spark's nullValue, '' by default). */
   nullValue: string;
+  /** from_csv reads a DATE field by it (Spark's dateFormat), else as CAST does. */
+  dateFormat?: Pattern;
+  /** from_csv reads a TIMESTAMP field by it (Spark's timestampFormat), else as CAST does. */
+  timestampFormat?: Pattern;
 }
 
-/** The options Weir reads; Spark's others (dateFormat, mode, …) change nothing here. */
+/** The options Weir reads; Spark's others (mode, …) change nothing here. */
 const ONE_CHAR = ['sep', 'quote', 'escape'] as const;
 
 /** A CSV function's options as written, a constant map(…) as Spark requires. */
@@ -51,8 +56,30 @@ function csvOptions(e: CallExpr, arg: Expr | undefined, c: CallCompiler): CsvOpt
       if (ch.length !== 1) c.fail(e, `${fn} option ${k} must be one character, got '${v}'`);
       out[key] = ch;
     } else if (k === 'nullValue') out.nullValue = v;
+    else if (k === 'dateFormat' || k === 'timestampFormat') out[k] = datetimePattern(e, k, v, c);
   }
   return out;
+}
+
+/** A datetime pattern option; one Spark refuses fails the query with Spark's error. */
+function datetimePattern(e: CallExpr, option: string, p: string, c: CallCompiler): Pattern {
+  const tokens = tokenizePattern(p);
+  if (typeof tokens === 'string') c.fail(e, `${e.name}() option ${option}: ${tokens}`);
+  return tokens;
+}
+
+/**
+ * One field of from_csv's line as its column's type, NULL when it does not read as one; a DATE
+ * or TIMESTAMP by dateFormat or timestampFormat when given (Spark's UnivocityParser).
+ */
+function readField(s: string, f: Field, o: CsvOptions): unknown {
+  const pattern = f.type === 'date' ? o.dateFormat : f.type === 'timestamp' && !f.ntz ? o.timestampFormat : undefined;
+  if (pattern) {
+    const ms = parseWithPattern(s, pattern);
+    return ms === null || f.type !== 'date' ? ms : Math.floor(ms / 86_400_000);
+  }
+  const read = coerceField(s, f, true);
+  return read.ok ? read.value : null;
 }
 
 /** Spark's CSV functions take flat structs: a nested field is refused, as Spark refuses it. */
@@ -86,8 +113,7 @@ function compileFromCsv(e: CallExpr, c: CallCompiler): CompiledExpr {
       const out: Record<string, unknown> = {};
       fields.forEach((f, i) => {
         const s = parts[i];
-        const read = s === undefined || s === options.nullValue ? undefined : coerceField(s, f, true);
-        out[f.name] = read?.ok ? read.value : null;
+        out[f.name] = s === undefined || s === options.nullValue ? null : readField(s, f, options);
       });
       return out;
     },
@@ -133,10 +159,7 @@ function inferOptions(e: CallExpr, map: Record<string, unknown>, c: CallCompiler
   const text = (k: string) => (typeof map[k] === 'string' ? map[k] : undefined);
   const pattern = (k: string, fallback?: string): Pattern | undefined => {
     const p = text(k) ?? fallback;
-    if (p === undefined) return undefined;
-    const tokens = tokenizePattern(p);
-    if (typeof tokens === 'string') c.fail(e, `${e.name}() option ${k}: ${tokens}`);
-    return tokens;
+    return p === undefined ? undefined : datetimePattern(e, k, p, c);
   };
   return {
     nanValue: text('nanValue') ?? 'NaN',

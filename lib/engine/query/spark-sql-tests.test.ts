@@ -25,7 +25,6 @@ const WHY = {
   btrimBinary: "btrim of a BINARY trims bytes to a BINARY in Weir; this Spark casts the BINARY to STRING",
   binaryFormatClass: "refused with INVALID_PARAMETER_VALUE.BINARY_FORMAT (Spark 3.5's class), not Spark 4's DATATYPE_MISMATCH.INVALID_ARG_VALUE",
   javaDouble: "a DOUBLE printed as its shortest text (Java 19+'s Double.toString); Spark's run on Java 17 printed 17 digits",
-  patternUpgrade: "from_csv does not read the dateFormat option (Weir reads a DATE as yyyy-MM-dd), so a pattern Spark 3+ no longer recognizes (MMMMM) is not refused with INCONSISTENT_BEHAVIOR_CROSS_VERSION.DATETIME_PATTERN_RECOGNITION",
   unaryPlusName: "INTERVAL '1 day' (a string of units) is an INTERVAL DAY TO SECOND in Weir; this Spark types it by its units, an INTERVAL DAY (Spark 3.5: the legacy CalendarInterval)",
   schemaDdl: "Spark 3.0's answer (the catalog string); Spark 3.1+ prints the DDL form STRUCT<c1: BIGINT, …>, as Weir does",
   partialResults: "Spark 3.0's answer; Spark 3.4+ keeps the elements that parse (spark.sql.json.enablePartialResults), as Weir does",
@@ -58,7 +57,6 @@ const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> 
   "conditional-functions": {
   },
   date: {
-    "select from_csv('26/October/2015', 'd Date', map('dateFormat', 'dd/MMMMM/yyyy'))": WHY.patternUpgrade,
   },
   literals: {
     "select +interval '1 day'": WHY.unaryPlusName,
