@@ -25,6 +25,7 @@ import { positionalArguments } from './named-arguments';
 import { GROUPING_ID_COLUMN, GROUPING_POS_COLUMN, type LogicalPlan, type NamedExpr } from './logical-plan';
 import { expressionSql } from './parser/expression-sql';
 import { mapExpression, someExpression } from './parser/expression-tree';
+import { IntegerType } from './parser/data-type';
 import type { Expression, Position, SortOrder } from './parser/unresolved-plan';
 import { SqlValidationError } from './sql-error';
 
@@ -295,7 +296,7 @@ export function buildAggregation(c: AggregationClauses, child: LogicalPlan, chil
   // Aggregate): an output column or its position sorts as written; any other expression
   // (grouping(k), sum(x), a key the select list leaves out) is computed beside the select list
   // as a hidden column, sorted on, and dropped again. Like HAVING, it reads the select's aliases.
-  const missing = c.sort && !c.distinct && missingSortReferences(c.sort, list, (e) => {
+  const missing = c.sort && !c.distinct && missingSortReferences(c.sort, list, childSchema, (e) => {
     const expr = builder.build(rewrite(e));
     checkOnlyKeys(expr, 'ORDER BY');
     return expr;
@@ -324,9 +325,9 @@ interface MissingSortReferences {
  * the select list's input, reading its aliases) as a hidden column the sort reads. Call it before
  * the builder ends the select list.
  */
-export function missingSortReferences(sort: SortClause, list: readonly NamedExpr[], build: (e: Expression) => Expr): MissingSortReferences {
+export function missingSortReferences(sort: SortClause, list: readonly NamedExpr[], input: Schema, build: (e: Expression) => Expr): MissingSortReferences {
   const hidden: NamedExpr[] = [];
-  const order = sort.order.map((o): SortOrder => {
+  const order = orderByAll(sort, list.map((n) => n.name), input).order.map((o): SortOrder => {
     const position = o.child.kind === 'Literal' && typeof o.child.value === 'bigint';
     if (position || sortsOutputColumn(o.child, list.map((n) => n.name))) return o;
     const name = `${SORT_PREFIX}${hidden.length}`;
@@ -477,6 +478,19 @@ export function aggregateKeyNames(groupBy: Expr[], childColumns: readonly { name
  * The output column an ORDER BY item names, by its name or 1-based position; undefined for any
  * other expression. A position is never an expression: out of range, it names nothing.
  */
+/**
+ * `ORDER BY ALL [ASC|DESC] [NULLS FIRST|LAST]` (Spark 4's ResolveOrderByAll): every output column,
+ * left to right, each in that direction. A column named `all`, of the output or of the input
+ * (`input`), is sorted on instead, as Spark resolves the name before this rule.
+ */
+function orderByAll(sort: SortClause, out: readonly string[], input: Schema = []): SortClause {
+  const [only, ...rest] = sort.order;
+  if (rest.length > 0 || only?.child.kind !== 'UnresolvedAttribute' || only.child.nameParts.length !== 1 || only.child.nameParts[0].toLowerCase() !== 'all') return sort;
+  if ([...out, ...input.map((f) => f.name)].some((n) => n.toLowerCase() === 'all')) return sort;
+  const pos = only.child.pos;
+  return { ...sort, order: out.map((_, i): SortOrder => ({ ...only, child: { kind: 'Literal', value: BigInt(i + 1), dataType: IntegerType, pos } })) };
+}
+
 function sortsOutputColumn(e: Expression, out: readonly string[]): string | undefined {
   if (e.kind === 'Literal' && typeof e.value === 'bigint') return out[Number(e.value) - 1];
   if (e.kind === 'UnresolvedAttribute') return out.find((n) => n.toLowerCase() === e.nameParts[e.nameParts.length - 1].toLowerCase());
@@ -496,7 +510,7 @@ export function buildSortAndLimit(
   const out = plan.kind === 'Project' ? plan.list.map((n) => n.name) : [];
   if (sort) {
     const pos = lineColumn(sort.pos);
-    const order = sort.order.map((o) => {
+    const order = orderByAll(sort, out).order.map((o) => {
       const e = o.child;
       const name = sortsOutputColumn(e, out);
       if (!name) {

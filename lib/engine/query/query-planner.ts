@@ -1100,7 +1100,7 @@ class QueryPlanner {
       list.push({ expr, name });
       if (alias) builder.addLateralAlias(alias[0], expr);
     }
-    const missing = sort && missingSortReferences(sort, list, (e) => builder.build(e));
+    const missing = sort && missingSortReferences(sort, list, inputSchema, (e) => builder.build(e));
     builder.endSelectList();
     // A name given twice is two columns, as in Spark's plans (`*` over a join whose sides share a
     // name): the repeat gets a row column of its own, and is refused only where a name reads it or

@@ -134,6 +134,18 @@ describe("Spark's grammar, end to end", () => {
     expect(e.message).toContain('Cannot infer grouping columns for GROUP BY ALL based on the select clause. Please explicitly specify the grouping columns.');
   });
 
+  it('sorts by every output column with ORDER BY ALL (Complete mode, over an aggregation)', async () => {
+    const out = await runComplete('SELECT key, count(*) AS c FROM events GROUP BY ALL ORDER BY ALL DESC');
+    expect(out).toEqual([{ key: 'b', c: 1 }, { key: 'a', c: 2 }]);
+    const q = compileStreamingQuery('SELECT count(*) AS c, key FROM events GROUP BY key ORDER BY all', rel, { outputMode: 'complete' });
+    expect(q.explain).toContain('Sort [c ASC, key ASC]');
+    // A column named all is sorted on, as Spark resolves the name first.
+    const withAll = { ...rel, schema: [...SCHEMA, { name: 'all', type: 'long' as const }] };
+    expect(compileStreamingQuery('SELECT `all`, count(*) AS c FROM events GROUP BY `all` ORDER BY all', withAll, { outputMode: 'complete' }).explain).toContain('Sort [all ASC]');
+    // Spark's streaming rule stands: no sort without an aggregation in Complete mode.
+    expect(() => compileStreamingQuery('SELECT key FROM events ORDER BY ALL', rel)).toThrow(/Sorting is not supported on streaming DataFrames\/Datasets, unless it is on aggregated DataFrame\/Dataset in Complete output mode/);
+  });
+
   it('filters what an aggregate reads with FILTER (WHERE …)', async () => {
     const out = await runComplete('SELECT key, count(*) FILTER (WHERE n > 1) AS big, sum(n) FILTER (WHERE n < 6) AS small, count(*) AS all_rows FROM events GROUP BY key');
     expect(out.sort(byKey)).toEqual([{ key: 'a', big: 1, small: 1, all_rows: 2 }, { key: 'b', big: 1, small: 5, all_rows: 1 }]);
