@@ -798,6 +798,22 @@ class ExpressionCompiler implements LambdaCompiler {
       const cut = castIntervalFields(e.to, fields.end);
       return { type: e.to, interval: fields, eval: (r, c) => { const v = get(r, c); return v === null || v === undefined ? null : cut(v as Long); } };
     }
+    // Spark's Cast of an integer to a BINARY (ANSI off): its two's-complement bytes, big-endian,
+    // as many as its type's width (`CAST(123S AS BINARY)` is 007B).
+    if (e.to === 'binary' && a.type === 'long') {
+      const [width, get] = [(a.integral ?? 64) / 8, a.eval];
+      return {
+        type: 'binary',
+        eval: (r, c) => {
+          const v = get(r, c);
+          if (v === null || v === undefined) return null;
+          let bits = BigInt.asUintN(width * 8, BigInt(v as number | bigint));
+          const out = new Uint8Array(width);
+          for (let i = width - 1; i >= 0; i--, bits >>= 8n) out[i] = Number(bits & 0xffn);
+          return out;
+        },
+      };
+    }
     if (!canCast(a.type, e.to)) this.mismatch(e, 'CAST_WITHOUT_SUGGESTION', `cannot cast "${typeText(a)}" to "${castTypeText(e)}".`, `Cannot cast ${a.type} to ${e.to}.`);
     // An implicit cast between decimals is the widening the compiler applies (unifyAll's
     // convert): rescaled without the precision check an explicit CAST makes, so that a type
