@@ -30,12 +30,12 @@ import { canCast, castIntegral, castValue, isInterval, isNumeric, unifyTypes, wi
 import { fitsInteger } from './cast-functions';
 import { parseTimestampLiteral } from './expression-builder';
 import {
-  arithmetic, LONG_DECIMAL, literalDecimalType, pow10, rescale, resultType, widerDecimalType,
+  arithmetic, formatDecimal, LONG_DECIMAL, literalDecimalType, pow10, rescale, resultType, toPrecision, widerDecimalType,
   type DecimalOp, type DecimalType,
 } from './decimal';
 import { checkStringLength } from './value-limits';
 import { datetimeArithmetic, negateInterval, nullSafeBinary, nullSafeUnary } from './datetime-arithmetic';
-import { castIntervalFields, castStringToInterval, formatInterval, fullRange } from './interval-utils';
+import { castIntervalFields, castOverflow, castStringToInterval, decimalOutOfRange, formatInterval, fullRange, intervalToNumber, intervalTypeText, numberToInterval, type IntervalKind } from './interval-utils';
 import { windowNotComputedHere } from './time-windowing';
 import {
   bigOf, longAdd, longDivide, longMultiply, longNegate, longRemainder, longSubtract, narrowArithmetic, toLong, widerWidth, wrapToWidth,
@@ -517,7 +517,8 @@ export function typeOfCompiled({ eval: _eval, ...type }: CompiledExpr): TypeInfo
  */
 function tryCast(e: Extract<Expr, { kind: 'cast' }>, a: CompiledExpr, cast: CompiledExpr): CompiledExpr {
   const bits = e.integral ?? (e.to === 'long' ? 64 : undefined);
-  if (bits === undefined) return cast;
+  // An interval's casts to numbers give NULL on overflow themselves (cast, e.try).
+  if (bits === undefined || isInterval(a.type)) return cast;
   const fits = fitsInteger(a, bits);
   const [get, from, dec] = [a.eval, a.type, a.decimal];
   // The value is read once and cast here, as the CAST casts it (castIntegral, castValue).
@@ -798,6 +799,8 @@ class ExpressionCompiler implements LambdaCompiler {
       const cut = castIntervalFields(e.to, fields.end);
       return { type: e.to, interval: fields, eval: (r, c) => { const v = get(r, c); return v === null || v === undefined ? null : cut(v as Long); } };
     }
+    if (isInterval(e.to) && (a.type === 'long' || a.type === 'decimal')) return this.numberToInterval(e, a);
+    if (isInterval(a.type) && (e.to === 'long' || e.to === 'decimal')) return this.intervalToNumber(e, a);
     // Spark's Cast of an integer to a BINARY (ANSI off): its two's-complement bytes, big-endian,
     // as many as its type's width (`CAST(123S AS BINARY)` is 007B).
     if (e.to === 'binary' && a.type === 'long') {
@@ -851,6 +854,75 @@ class ExpressionCompiler implements LambdaCompiler {
       return { type: 'string', eval: (r, c) => { const v = a.eval(r, c); return v === null ? null : formatInterval(from, v, fields); } };
     }
     return { type: to, ...(toDec ? { decimal: toDec } : {}), eval: (r, c) => castValue(a.eval(r, c), from, to, fromDec, toDec) };
+  }
+
+  /**
+   * Spark 3.3+'s Cast of an integer or a decimal to an ANSI interval: that many of the
+   * interval's end units (interval-utils.ts), CAST_OVERFLOW past its range whatever the ANSI
+   * mode (TRY_CAST: NULL).
+   */
+  private numberToInterval(e: Extract<Expr, { kind: 'cast' }>, a: CompiledExpr): CompiledExpr {
+    const kind = e.to as IntervalKind;
+    const fields = e.interval ?? fullRange(kind);
+    const [get, scale] = [a.eval, a.type === 'decimal' ? a.decimal!.scale : 0];
+    const suffix = a.type === 'long' ? ({ 8: 'Y', 16: 'S', 32: '' } as const)[a.integral ?? 32] ?? 'L' : '';
+    return {
+      type: kind,
+      interval: fields,
+      eval: (r, c) => {
+        const v = get(r, c);
+        if (v === null || v === undefined) return null;
+        const unscaled = scale > 0 || a.type === 'decimal' ? (v as bigint) : bigOf(v as Long);
+        const out = numberToInterval(kind, fields, unscaled, scale);
+        if (out !== undefined) return out;
+        if (e.try) return null;
+        const text = a.type === 'decimal' ? formatDecimal(unscaled, scale) : `${unscaled}${a.integral === undefined ? 'L' : suffix}`;
+        return castOverflow(text, typeText(a), intervalTypeText(kind, fields));
+      },
+    };
+  }
+
+  /**
+   * Spark 3.3+'s Cast of an ANSI interval to an integer or a decimal: the count of its end
+   * units, truncated (a decimal keeps an interval's microseconds when it ends in SECOND);
+   * CAST_OVERFLOW past an integer type's range, NUMERIC_VALUE_OUT_OF_RANGE past the decimal's
+   * precision, whatever the ANSI mode (TRY_CAST: NULL).
+   */
+  private intervalToNumber(e: Extract<Expr, { kind: 'cast' }>, a: CompiledExpr): CompiledExpr {
+    const kind = a.type as IntervalKind;
+    const fields = a.interval ?? fullRange(kind);
+    const get = a.eval;
+    const target = castTypeText(e);
+    const fail = (v: unknown): null => {
+      if (e.try) return null;
+      return castOverflow(formatInterval(kind, v, fields), intervalTypeText(kind, fields), target);
+    };
+    if (e.to === 'decimal') {
+      const t = e.decimal!;
+      return {
+        type: 'decimal',
+        decimal: t,
+        eval: (r, c) => {
+          const v = get(r, c);
+          if (v === null || v === undefined) return null;
+          const n = intervalToNumber(kind, fields, v as Long, true);
+          const out = toPrecision(n.unscaled, n.scale, t);
+          return out !== null || e.try ? out : decimalOutOfRange(formatDecimal(n.unscaled, n.scale), t.precision, t.scale);
+        },
+      };
+    }
+    const bits = e.integral ?? 64;
+    const [lo, hi] = [-(2n ** BigInt(bits - 1)), 2n ** BigInt(bits - 1) - 1n];
+    return {
+      type: 'long',
+      ...(e.integral ? { integral: e.integral } : {}),
+      eval: (r, c) => {
+        const v = get(r, c);
+        if (v === null || v === undefined) return null;
+        const n = intervalToNumber(kind, fields, v as Long, false).unscaled;
+        return n < lo || n > hi ? fail(v) : toLong(n);
+      },
+    };
   }
 
   /**

@@ -168,6 +168,55 @@ export function timestampAddMicros(v: number, micros: Long): number {
 const FIELD_MICROS = [MICROS_PER_DAY, MICROS_PER_HOUR, MICROS_PER_MINUTE, MICROS_PER_SECOND];
 const DAY_TIME_LIMITS = [0n, 24n, 60n, 100n];
 
+/** One unit of the interval's end field, in its value's unit (months or microseconds). */
+function endUnit(kind: IntervalKind, end: number): bigint {
+  return kind === 'year_month_interval' ? (end === 0 ? 12n : 1n) : FIELD_MICROS[end];
+}
+
+/** Spark's CAST_OVERFLOW (raised whatever the ANSI mode by the casts between intervals and numbers). */
+export function castOverflow(value: string, from: string, to: string): never {
+  throw new RecordExpressionError(
+    `[CAST_OVERFLOW] The value ${value} of the type "${from}" cannot be cast to "${to}" due to an overflow. Use \`try_cast\` to tolerate overflow and return NULL instead. If necessary set "spark.sql.ansi.enabled" to "false" to bypass this error.`,
+    { errorClass: 'CAST_OVERFLOW' },
+  );
+}
+
+/** Spark's NUMERIC_VALUE_OUT_OF_RANGE of an interval cast to a DECIMAL too narrow for it. */
+export function decimalOutOfRange(value: string, precision: number, scale: number): never {
+  throw new RecordExpressionError(
+    `[NUMERIC_VALUE_OUT_OF_RANGE.WITH_SUGGESTION] ${value} cannot be represented as Decimal(${precision}, ${scale}). If necessary set "spark.sql.ansi.enabled" to "false" to bypass this error, and return NULL instead.`,
+    { errorClass: 'NUMERIC_VALUE_OUT_OF_RANGE.WITH_SUGGESTION' },
+  );
+}
+
+/**
+ * Spark's Cast of an ANSI interval to a number (IntervalUtils.yearMonthIntervalToInt,
+ * dayTimeIntervalToLong …): the count of its end field's units, truncated; for a DECIMAL, an
+ * interval ending in SECOND keeps its microseconds (unscaled, at scale 6).
+ */
+export function intervalToNumber(kind: IntervalKind, f: IntervalFields, v: Long, decimal: boolean): { unscaled: bigint; scale: number } {
+  if (decimal && kind === 'day_time_interval' && f.end === 3) return { unscaled: bigOf(v), scale: 6 };
+  return { unscaled: bigOf(v) / endUnit(kind, f.end), scale: 0 };
+}
+
+/**
+ * Spark's Cast of a number to an ANSI interval (IntervalUtils.longToYearMonthInterval,
+ * decimalToDayTimeInterval …): that many of its end field's units, a decimal's rounded half up
+ * to a month or a microsecond; undefined past the interval's range (an INT of months, a BIGINT
+ * of microseconds), which is Spark's CAST_OVERFLOW. A day-time interval ending before SECOND
+ * holds whole units, as Spark's answers show (80.654321BD AS INTERVAL HOUR TO MINUTE is 01:20).
+ */
+export function numberToInterval(kind: IntervalKind, f: IntervalFields, unscaled: bigint, scale: number): Long | undefined {
+  const unit = endUnit(kind, f.end);
+  const ym = kind === 'year_month_interval';
+  // A BIGINT of months first fits an INT, as Spark's longToYearMonthInterval checks.
+  if (ym && scale === 0 && (unscaled < INT_MIN || unscaled > INT_MAX)) return undefined;
+  let v = divideHalfUp(unscaled * unit, 10n ** BigInt(scale));
+  if (!ym && scale > 0 && f.end < 3) v -= v % unit;
+  if (ym ? v < INT_MIN || v > INT_MAX : v < LONG_MIN || v > LONG_MAX) return undefined;
+  return ym ? Number(v) : toLong(v);
+}
+
 /**
  * Spark's CAST(text AS <interval type>) (IntervalUtils.castStringToDTInterval and
  * castStringToYMInterval), which its JSON and CSV readers apply to an interval column's text:

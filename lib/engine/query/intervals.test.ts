@@ -172,6 +172,23 @@ describe('interval arithmetic', () => {
     expect(dt.message).toContain('cannot cast "INTERVAL HOUR" to "INTERVAL MONTH".');
   });
 
+  it('casts between an interval and a number in the interval\'s end unit (Spark 3.3+)', async () => {
+    expect(await one("CAST(INTERVAL '1-6' YEAR TO MONTH AS INT)")).toEqual({ v: 18, type: 'int' });
+    expect(await one("CAST(INTERVAL '1-6' YEAR TO MONTH AS INTERVAL YEAR) :: SMALLINT")).toEqual({ v: 1, type: 'smallint' });
+    expect(await one("CAST(INTERVAL '-1 12:00:00.5' DAY TO SECOND AS DECIMAL(12, 3))")).toEqual({ v: -129600500n, type: 'decimal(12,3)' });
+    expect(await text('CAST(id * 90 AS INTERVAL MINUTE)')).toBe("INTERVAL '90' MINUTE");
+    // 2.5 years are 30 months (a decimal rounds half up to a month), printed in whole years.
+    expect(await text('CAST(2.5BD AS INTERVAL YEAR)')).toBe("INTERVAL '2' YEAR");
+    expect(await text('CAST(CAST(2.5BD AS INTERVAL YEAR) AS INTERVAL YEAR TO MONTH)')).toBe("INTERVAL '2-6' YEAR TO MONTH");
+    // Past the target's range: Spark's CAST_OVERFLOW whatever the ANSI mode; TRY_CAST is NULL.
+    const e = await failure('CAST(id * 1000000000 AS INTERVAL YEAR)');
+    expect(e.errorClass).toBe('CAST_OVERFLOW');
+    expect(e.message).toContain('[CAST_OVERFLOW] The value 1000000000L of the type "BIGINT" cannot be cast to "INTERVAL YEAR" due to an overflow.');
+    expect((await failure("CAST(INTERVAL '200' DAY AS TINYINT)")).message).toContain(`The value INTERVAL '200' DAY of the type "INTERVAL DAY" cannot be cast to "TINYINT"`);
+    expect((await one("TRY_CAST(INTERVAL '200' DAY AS TINYINT)")).v).toBeNull();
+    expect((await failure("CAST(INTERVAL '10.5' SECOND AS DECIMAL(2, 1))")).errorClass).toBe('NUMERIC_VALUE_OUT_OF_RANGE.WITH_SUGGESTION');
+  });
+
   it('refuses an interval where a number is needed', async () => {
     expect((await failure("INTERVAL '1' DAY + 1")).errorClass).toMatch(/^DATATYPE_MISMATCH/);
   });

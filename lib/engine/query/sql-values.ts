@@ -166,7 +166,8 @@ function castDecimal(v: bigint, scale: number, to: SqlType, toDecimal?: DecimalT
 export function canCast(from: ExprType, to: SqlType): boolean {
   if (from === 'null' || from === to) return true;
   if (from === 'struct' || from === 'array' || from === 'map') return false;
-  // An interval casts to a string (its ANSI text); Weir casts nothing else to or from one yet.
+  // An interval casts to a string (its ANSI text); to and from a number the compiler casts it
+  // (ExpressionCompiler.intervalToNumber, numberToInterval).
   if (isInterval(from) || isInterval(to)) return to === 'string';
   if (from === 'date' || to === 'date') return from === 'string' || to === 'string' || from === 'timestamp' || to === 'timestamp';
   if (from === 'binary' || to === 'binary') return from === 'string' || to === 'string';
