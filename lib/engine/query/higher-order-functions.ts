@@ -127,6 +127,11 @@ function aggregate(e: Call, c: LambdaCompiler): CompiledExpr {
   const zero = c.compile(e.args[1]);
   const acc = typeOnly(zero);
   const merge = c.lambda(e.args[2], [acc, element]);
+  // `array()` is Spark's ARRAY<VOID> (kept as an ARRAY<STRING>): a lambda of any other array refused.
+  const voidZero = zero.type === 'array' && zero.elementType?.void === true;
+  if (voidZero && !(merge.type === 'array' && merge.elementType?.void)) {
+    wrongInput(c, e, 2, 'ARRAY<VOID>', merge, 'The start value array() is an ARRAY<VOID>: write it in the type the lambda gives, such as CAST(array() AS ARRAY<STRING>).');
+  }
   if (!sameType(merge, zero)) {
     wrongInput(c, e, 2, typeText(zero), merge, `The lambda gives ${typeText(merge)} where the start value is ${typeText(zero)}: write the start value in the type the lambda gives (such as 0D, 0.0 or CAST(0 AS DECIMAL(10,2))), or CAST the lambda's result.`);
   }

@@ -38,9 +38,9 @@ export function buildMap(fn: string, keys: unknown[], values: unknown[], keyType
   const entries: [string, unknown][] = [];
   const seen = new Set<string>();
   keys.forEach((k, i) => {
-    if (k === null || k === undefined) fail(fn, 'Cannot use null as map key (NULL_MAP_KEY)');
+    if (k === null || k === undefined) fail(fn, '[NULL_MAP_KEY] Cannot use null as map key.');
     const text = keyText(k, keyType);
-    if (seen.has(text)) fail(fn, `Duplicate map key ${text} was found, please check the input data (DUPLICATED_MAP_KEY; Spark's default spark.sql.mapKeyDedupPolicy=EXCEPTION)`);
+    if (seen.has(text)) fail(fn, `[DUPLICATED_MAP_KEY] Duplicate map key ${text} was found, please check the input data (Spark's default spark.sql.mapKeyDedupPolicy=EXCEPTION).`);
     seen.add(text);
     entries.push([text, values[i] ?? null]);
   });

@@ -17,7 +17,7 @@
 import { describe, expect, it } from 'vitest';
 import { goldenCases, sameColumnTypes, weirAnswer } from './testing/spark-golden-file';
 
-const FILES = ['array', 'bitwise', 'cast', 'ceil-floor-with-scale-param', 'comparator', 'conditional-functions', 'date', 'decimalArithmeticOperations', 'json-functions', 'literals', 'map', 'math', 'misc-functions', 'predicate-functions', 'regexp-functions', 'string-functions', 'try_arithmetic', 'try_element_at', 'url-functions'] as const;
+const FILES = ['array', 'bitwise', 'cast', 'ceil-floor-with-scale-param', 'comparator', 'conditional-functions', 'date', 'decimalArithmeticOperations', 'higher-order-functions', 'json-functions', 'literals', 'map', 'math', 'misc-functions', 'predicate-functions', 'regexp-functions', 'string-functions', 'try_arithmetic', 'try_datetime_functions', 'try_element_at', 'url-functions'] as const;
 
 /** Why Weir answers otherwise. */
 const WHY = {
@@ -28,6 +28,7 @@ const WHY = {
   unaryPlusName: "INTERVAL '1 day' (a string of units) is an INTERVAL DAY TO SECOND in Weir; this Spark types it by its units, an INTERVAL DAY (Spark 3.5: the legacy CalendarInterval)",
   schemaDdl: "Spark 3.0's answer (the catalog string); Spark 3.1+ prints the DDL form STRUCT<c1: BIGINT, …>, as Weir does",
   partialResults: "Spark 3.0's answer; Spark 3.4+ keeps the elements that parse (spark.sql.json.enablePartialResults), as Weir does",
+  complexMapKey: "a map key of an array or a struct is refused (DATATYPE_MISMATCH.INVALID_MAP_KEY_TYPE: Weir keys a map by its keys' text); Spark builds the map, here failing on the repeated key (DUPLICATED_MAP_KEY)",
   structMapKey: "a map whose keys are structs is refused; Spark writes each key as its text",
   re2Lookahead: "a lookahead (?=…): Weir's patterns run on RE2, which has none, and are refused (INVALID_PARAMETER_VALUE.PATTERN) with the reason",
   typeofVoid: "Spark 3.0's answer; Spark 3.1+ names the NULL type void, as Weir does",
@@ -46,6 +47,10 @@ const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> 
     "SELECT 'interval 3 month 1 hour' :: interval": WHY.legacyInterval,
   },
   decimalArithmeticOperations: {},
+  "higher-order-functions": {
+    "select transform_keys(map('a', 1, 'b', 2), struct('key', 'value')) as transform_keys_struct_literal": WHY.complexMapKey,
+    "select transform_keys(map('a', 1, 'b', 2), array('new_key')) as transform_keys_array_literal": WHY.complexMapKey,
+  },
   "json-functions": {
     "select to_json(map(named_struct('a', 1, 'b', 2), named_struct('a', 1, 'b', 2)))": WHY.structMapKey,
     "select schema_of_json('{\"c1\":0, \"c2\":[1]}')": WHY.schemaDdl,
@@ -90,6 +95,7 @@ const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> 
   try_arithmetic: {
     "SELECT try_divide(1, (2147483647 + 1))": WHY.javaDouble,
   },
+  try_datetime_functions: {},
   try_element_at: {},
   "url-functions": {},
 };
