@@ -232,6 +232,9 @@ function parseTokens(text: string, tokens: Token[], legacy: boolean): number | n
   let pm: boolean | undefined;
   let hour12 = false;
   let zone: string | undefined;
+  // Day of the year (D), and whether a month and a day were read, which it must agree with.
+  let dayOfYear: number | undefined;
+  let [monthRead, dayRead] = [false, false];
   const digits = (min: number, max: number): number | null => {
     let j = i;
     while (j < text.length && j - i < max && text[j] >= '0' && text[j] <= '9') j++;
@@ -271,11 +274,19 @@ function parseTokens(text: string, tokens: Token[], legacy: boolean): number | n
           if (v === null || v < 1 || v > 12) return null;
           mo = v - 1;
         }
+        monthRead = true;
         break;
       case 'd':
         v = digits(min, max);
         if (v === null) return null;
         day = v;
+        dayRead = true;
+        break;
+      // Java's widths: D one to three digits, DD two or three, DDD three.
+      case 'D':
+        v = digits(Math.min(t.count, 3), 3);
+        if (v === null) return null;
+        dayOfYear = v;
         break;
       case 'H':
       case 'k':
@@ -341,11 +352,18 @@ function parseTokens(text: string, tokens: Token[], legacy: boolean): number | n
         break;
       }
       default:
-        // E, D, u, Q: read as text/number and ignored for the date (Spark resolves them too, rarely used in parsing).
+        // E, u, Q: read as text/number and ignored for the date (Spark resolves them too, rarely used in parsing).
         while (i < text.length && /[A-Za-z0-9]/.test(text[i])) i++;
     }
   }
   if (i !== text.length && !legacy) return null;
+  if (dayOfYear !== undefined) {
+    // Spark's STRICT resolver: a day the year has, on the month and day read beside it, if any.
+    const date = new Date(utc(y, 0, dayOfYear, 0, 0, 0, 0));
+    if (dayOfYear < 1 || date.getUTCFullYear() !== y) return null;
+    if ((monthRead && date.getUTCMonth() !== mo) || (dayRead && date.getUTCDate() !== day)) return null;
+    [mo, day] = [date.getUTCMonth(), date.getUTCDate()];
+  }
   if (hour12 && pm) h += 12;
   const t = utc(y, mo, day, h, mi, sec, 0);
   const check = new Date(t);

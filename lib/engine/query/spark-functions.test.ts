@@ -249,6 +249,12 @@ const EXAMPLES: [string, unknown][] = [
   ["to_timestamp('31/12/2016 23:59', 'dd/MM/yyyy HH:mm')", Date.UTC(2016, 11, 31, 23, 59)],
   ["to_timestamp('20161231', 'yyyyMMdd')", day(2016, 12, 31)],
   ["to_timestamp('not a date', 'yyyy-MM-dd')", null],
+  // D is the day of the year: one the year has, agreeing with a month and day read beside it.
+  ["to_timestamp('2020-060', 'yyyy-DDD')", day(2020, 2, 29)],
+  ["to_timestamp('2020-12-366', 'yyyy-MM-DDD')", day(2020, 12, 31)],
+  ["to_timestamp('2019-366', 'yyyy-DDD')", null],
+  ["to_timestamp('2020-11-366', 'yyyy-MM-DDD')", null],
+  ["to_timestamp('99', 'DDD')", null],
   ["to_date('2009-07-30 04:17:52')", '2009-07-30::DATE'],
   ["to_date('2016-12-31', 'yyyy-MM-dd')", '2016-12-31::DATE'],
   ["date_add('2016-07-30', 1)", '2016-07-31::DATE'],

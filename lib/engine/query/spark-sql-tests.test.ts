@@ -17,7 +17,7 @@
 import { describe, expect, it } from 'vitest';
 import { goldenCases, sameColumnTypes, weirAnswer } from './testing/spark-golden-file';
 
-const FILES = ['array', 'bitwise', 'cast', 'ceil-floor-with-scale-param', 'comparator', 'conditional-functions', 'date', 'decimalArithmeticOperations', 'higher-order-functions', 'json-functions', 'literals', 'map', 'math', 'misc-functions', 'predicate-functions', 'regexp-functions', 'string-functions', 'try_arithmetic', 'try_datetime_functions', 'try_element_at', 'url-functions'] as const;
+const FILES = ['array', 'bitwise', 'cast', 'ceil-floor-with-scale-param', 'comparator', 'conditional-functions', 'date', 'datetime-parsing-invalid', 'decimalArithmeticOperations', 'higher-order-functions', 'json-functions', 'literals', 'map', 'math', 'misc-functions', 'predicate-functions', 'regexp-functions', 'string-functions', 'try_arithmetic', 'try_datetime_functions', 'try_element_at', 'url-functions'] as const;
 
 /** Why Weir answers otherwise. */
 const WHY = {
@@ -33,6 +33,7 @@ const WHY = {
   re2Lookahead: "a lookahead (?=…): Weir's patterns run on RE2, which has none, and are refused (INVALID_PARAMETER_VALUE.PATTERN) with the reason",
   typeofVoid: "Spark 3.0's answer; Spark 3.1+ names the NULL type void, as Weir does",
   legacyInterval: "CAST(… AS INTERVAL) is Spark's legacy CalendarInterval (3 months 1 hours), which Weir has no type for",
+  legacyParserCheck: "Spark answers NULL; Weir's stand-in for Spark 2's parser (the check behind INCONSISTENT_BEHAVIOR_CROSS_VERSION.PARSE_DATETIME_BY_NEW_PARSER) reads the text and raises that error",
   typeofInterval: "INTERVAL '23 days' was Spark 3.0's legacy CalendarInterval (typeof interval); Weir types it as an INTERVAL DAY TO SECOND",
   dateStringCompare: "Spark 2.4's answer (a DATE beside a string compared as strings); Spark 3.0+ casts the string to a DATE, as Weir does",
 };
@@ -45,6 +46,10 @@ const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> 
   cast: {
     "SELECT CAST('interval 3 month 1 hour' AS interval)": WHY.legacyInterval,
     "SELECT 'interval 3 month 1 hour' :: interval": WHY.legacyInterval,
+  },
+  "datetime-parsing-invalid": {
+    "select to_timestamp('123', 'yy')": WHY.legacyParserCheck,
+    "select to_timestamp('1', 'yyy')": WHY.legacyParserCheck,
   },
   decimalArithmeticOperations: {},
   "higher-order-functions": {
