@@ -53,6 +53,8 @@ describe('from_csv and to_csv', () => {
     const opts = "map('dateFormat', 'dd/MM/yyyy', 'timestampFormat', 'dd/MM/yyyy HH:mm')";
     expect(await value(`from_csv(line, 'd DATE, t TIMESTAMP', ${opts})`, { id: 1, line: '02/01/2020,02/01/2020 10:30' })).toEqual({ d: 18263, t: Date.UTC(2020, 0, 2, 10, 30) });
     expect(await value(`from_csv(line, 'd DATE, t TIMESTAMP', ${opts})`, { id: 1, line: '2020-01-02,2020-01-02 10:30' })).toEqual({ d: null, t: null });
+    // to_csv writes them by the same options.
+    expect(await value(`to_csv(named_struct('d', DATE'2020-01-02', 't', TIMESTAMP'2020-01-02 10:30:00'), ${opts})`)).toBe('02/01/2020,02/01/2020 10:30');
     // A pattern Spark 2 took and Spark 3+ does not recognize is Spark's cross-version error.
     expect(refusal("from_csv(line, 'd DATE', map('dateFormat', 'dd/MMMMM/yyyy'))").errorClass).toBe('INCONSISTENT_BEHAVIOR_CROSS_VERSION.DATETIME_PATTERN_RECOGNITION');
   });
@@ -63,6 +65,11 @@ describe('from_csv and to_csv', () => {
     expect(refusal('from_csv(line, line)').message).toMatch(/schema as a string literal/);
     expect(refusal("from_csv(line, 'a INT', map('sep', ';;'))").message).toMatch(/one character/);
     expect(refusal('to_csv(1)').message).toMatch(/takes a struct/);
+    // Spark's ExprUtils: options are map(…) of strings, a schema a string literal.
+    expect(refusal("to_csv(named_struct('a', 1), named_struct('mode', 'PERMISSIVE'))").errorClass).toBe('INVALID_OPTIONS.NON_MAP_FUNCTION');
+    expect(refusal("from_csv(line, 'a INT', map('mode', 1))").errorClass).toBe('INVALID_OPTIONS.NON_STRING_TYPE');
+    expect(refusal("from_json(line, 'a INT', map('mode', 1))").errorClass).toBe('INVALID_OPTIONS.NON_STRING_TYPE');
+    expect(refusal('from_csv(line, 1)').errorClass).toBe('INVALID_SCHEMA.NON_STRING_LITERAL');
   });
 });
 

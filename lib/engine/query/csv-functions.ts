@@ -4,7 +4,7 @@
  * the struct a line is. The line is split and each field read as the files source reads a CSV
  * file (operators/record-parser.ts), and written as the files sink writes one
  * (sinks/row-rendering.ts's text of a value, record-parser's quoting), with Spark's options sep,
- * quote, escape and nullValue; from_csv reads also dateFormat and timestampFormat, and
+ * quote, escape and nullValue; from_csv and to_csv also dateFormat and timestampFormat, and
  * schema_of_csv those and nanValue, positiveInf, negativeInf and preferDate, as Spark's
  * CSVInferSchema does.
  */
@@ -15,8 +15,8 @@ import { typeText } from './data-types';
 import { referencedColumns, type Expr } from './expression';
 import { compiledByHook, foldedText } from './function-args';
 import type { CallCompiler, CallExpr, CompiledExpr, FunctionDef } from './function-types';
-import { parseDdlSchema } from './json-functions';
-import { tokenizePattern, parseWithPattern } from './datetime-patterns';
+import { checkOptionsMap, parseDdlSchema } from './json-functions';
+import { formatWithPattern, parseWithPattern, tokenizePattern } from './datetime-patterns';
 import { MAX_PRECISION } from './decimal';
 import { castValue } from './sql-values';
 import { checkStringLength } from './value-limits';
@@ -39,7 +39,7 @@ function optionMap(e: CallExpr, arg: Expr | undefined, c: CallCompiler): Record<
   const fn = `${e.name}()`;
   if (referencedColumns(arg).size > 0) c.fail(e, `${fn} needs its options as a constant map, such as map('sep', ';')`);
   const m = c.compile(arg);
-  if (m.type !== 'map') c.fail(e, `${fn} takes its options as a map, got ${typeText(m)}`);
+  checkOptionsMap(e, m, c);
   return (m.eval({}, { batchTimestampMs: 0 }) ?? {}) as Record<string, unknown>;
 }
 
@@ -66,6 +66,14 @@ function datetimePattern(e: CallExpr, option: string, p: string, c: CallCompiler
   const tokens = tokenizePattern(p);
   if (typeof tokens === 'string') c.fail(e, `${e.name}() option ${option}: ${tokens}`);
   return tokens;
+}
+
+/** A DATE or TIMESTAMP field as to_csv writes it by dateFormat or timestampFormat, when given. */
+function datetimeText(v: unknown, f: Field, o: CsvOptions): string | undefined {
+  if (v === null || v === undefined) return undefined;
+  if (f.type === 'date' && o.dateFormat) return formatWithPattern((v as number) * 86_400_000, o.dateFormat);
+  if (f.type === 'timestamp' && !f.ntz && o.timestampFormat) return formatWithPattern(v as number, o.timestampFormat);
+  return undefined;
 }
 
 /**
@@ -96,7 +104,7 @@ function flatFields(e: CallExpr, fields: Field[], c: CallCompiler): Field[] {
 function compileFromCsv(e: CallExpr, c: CallCompiler): CompiledExpr {
   const [text, schemaArg, optionsArg] = e.args;
   const schema = foldedText(schemaArg, c);
-  if (schema === undefined) c.fail(e, "from_csv() needs its schema as a string literal (or a concatenation of literals), such as 'a INT, b DOUBLE'");
+  if (schema === undefined) c.fail(e, "[INVALID_SCHEMA.NON_STRING_LITERAL] from_csv() needs its schema as a string literal (or a concatenation of literals), such as 'a INT, b DOUBLE'");
   const parsed = parseDdlSchema(schema);
   if (typeof parsed === 'string') c.fail(e, `from_csv(): ${parsed}`);
   const fields = flatFields(e, parsed, c);
@@ -132,7 +140,7 @@ function compileToCsv(e: CallExpr, c: CallCompiler): CompiledExpr {
       const v = a.eval(r, x) as Record<string, unknown> | null;
       if (v === null || v === undefined) return null;
       const line = fields.map((f) => {
-        const s = renderText(v[f.name], f);
+        const s = datetimeText(v[f.name], f, options) ?? renderText(v[f.name], f);
         return s === null ? options.nullValue : csvField(s, options);
       }).join(options.sep);
       checkStringLength('to_csv()', line.length);

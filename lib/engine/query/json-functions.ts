@@ -357,6 +357,16 @@ export function jsonTuple(text: string, keys: (string | null)[]): (string | null
 const PATTERN_OPTIONS = ['timestampFormat', 'timestampNTZFormat', 'dateFormat'] as const;
 
 /**
+ * A JSON or CSV function's options (Spark's ExprUtils.convertToMapData): a map of strings, else
+ * INVALID_OPTIONS.NON_MAP_FUNCTION, or NON_STRING_TYPE for a map of other values.
+ */
+export function checkOptionsMap(e: CallExpr, m: CompiledExpr, c: CallCompiler): void {
+  if (m.type !== 'map') c.fail(e, `[INVALID_OPTIONS.NON_MAP_FUNCTION] ${e.name}() takes its options as map(…) of strings, got ${typeText(m)}`);
+  const strings = [m.keyType, m.valueType].every((f) => f && (f.type === 'string' || f.void));
+  if (!strings) c.fail(e, `[INVALID_OPTIONS.NON_STRING_TYPE] A type of keys and values in map() must be string, but got "${typeText(m)}"`);
+}
+
+/**
  * A JSON function's options, a constant map(…) (Spark requires a foldable one): the datetime
  * patterns (from_json reads timestampFormat and dateFormat, to_json timestampNTZFormat too) and
  * to_json's ignoreNullFields; other options change nothing Weir reads, as most of Spark's change
@@ -366,7 +376,7 @@ function jsonOptions(e: CallExpr, arg: Expr, c: CallCompiler): JsonWriteOptions 
   const fn = `${e.name}()`;
   if (referencedColumns(arg).size > 0) c.fail(e, `${fn} needs its options as a constant map, such as map('timestampFormat', 'dd/MM/yyyy')`);
   const m = c.compile(arg);
-  if (m.type !== 'map') c.fail(e, `${fn} takes its options as a map, got ${typeText(m)}`);
+  checkOptionsMap(e, m, c);
   const value = m.eval({}, { batchTimestampMs: 0 }) as Record<string, unknown> | null;
   const out: JsonWriteOptions = {};
   for (const [k, v] of Object.entries(value ?? {})) {

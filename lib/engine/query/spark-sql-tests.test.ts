@@ -17,7 +17,7 @@
 import { describe, expect, it } from 'vitest';
 import { goldenCases, sameColumnTypes, weirAnswer } from './testing/spark-golden-file';
 
-const FILES = ['array', 'bitwise', 'cast', 'ceil-floor-with-scale-param', 'comparator', 'conditional-functions', 'date', 'datetime-parsing-invalid', 'decimalArithmeticOperations', 'higher-order-functions', 'json-functions', 'literals', 'map', 'math', 'misc-functions', 'predicate-functions', 'regexp-functions', 'string-functions', 'try_arithmetic', 'try_datetime_functions', 'try_element_at', 'url-functions'] as const;
+const FILES = ['array', 'bitwise', 'cast', 'ceil-floor-with-scale-param', 'comparator', 'conditional-functions', 'csv-functions', 'date', 'datetime-parsing-invalid', 'decimalArithmeticOperations', 'higher-order-functions', 'json-functions', 'literals', 'map', 'math', 'misc-functions', 'predicate-functions', 'regexp-functions', 'string-functions', 'try_arithmetic', 'try_datetime_functions', 'try_element_at', 'url-functions'] as const;
 
 /** Why Weir answers otherwise. */
 const WHY = {
@@ -34,6 +34,9 @@ const WHY = {
   typeofVoid: "Spark 3.0's answer; Spark 3.1+ names the NULL type void, as Weir does",
   legacyInterval: "CAST(… AS INTERVAL) is Spark's legacy CalendarInterval (3 months 1 hours), which Weir has no type for",
   legacyParserCheck: "Spark answers NULL; Weir's stand-in for Spark 2's parser (the check behind INCONSISTENT_BEHAVIOR_CROSS_VERSION.PARSE_DATETIME_BY_NEW_PARSER) reads the text and raises that error",
+  schemaTypeClass: "refused with UNSUPPORTED_DATATYPE (the type it does not know); this Spark reported the PARSE_SYNTAX_ERROR of its first reading of the schema",
+  nonStructSchema: "refused, but without Spark's class INVALID_SCHEMA.NON_STRUCT_TYPE",
+  wrongNumArgsClass: "refused with WRONG_NUM_ARGS.WITHOUT_SUGGESTION, the class Weir gives every wrong arity; this copy's Spark gave WRONG_NUM_ARGS",
   typeofInterval: "INTERVAL '23 days' was Spark 3.0's legacy CalendarInterval (typeof interval); Weir types it as an INTERVAL DAY TO SECOND",
   dateStringCompare: "Spark 2.4's answer (a DATE beside a string compared as strings); Spark 3.0+ casts the string to a DATE, as Weir does",
 };
@@ -69,6 +72,11 @@ const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> 
     "SELECT FLOOR(2.5, 0, 0)": WHY.sparkInternalError,
   },
   comparator: {},
+  "csv-functions": {
+    "select from_csv('1', 'a InvalidType')": WHY.schemaTypeClass,
+    "select from_csv('1', 'Array<int>')": WHY.nonStructSchema,
+    "select from_csv()": WHY.wrongNumArgsClass,
+  },
   "conditional-functions": {
   },
   date: {
