@@ -25,9 +25,13 @@ const LETTERS = new Set('yMLdDHhkKmsSaEQqXZxz'.split(''));
 /** The letters java.text.SimpleDateFormat took (Spark 2's parser): a pattern Spark 3 refuses but it took is Spark's INCONSISTENT_BEHAVIOR_CROSS_VERSION. */
 const LEGACY_LETTERS = new Set('GyYMLwWDdFEuaHkKhmsSzZX'.split(''));
 
+/** The most letters Java's DateTimeFormatterBuilder takes of these (more: `Too many pattern letters`). */
+const MAX_LETTERS: Record<string, number> = { d: 2, D: 3, F: 1, H: 2, h: 2, k: 2, K: 2, m: 2, s: 2, S: 9, a: 1, z: 4, Z: 5, X: 5, x: 5 };
+
 /**
  * Spark's DateTimeFormatterHelper.convertIncompatiblePattern: the week-based letters (Y w W u e
- * c), the letters it never takes (A n N p), five letters of G M L E Q q and seven of y. Where
+ * c), the letters it never takes (A n N p), five letters of G M L E Q q and seven of y, and more
+ * letters than Java's formatter takes of the others (MAX_LETTERS). Where
  * Spark 2's SimpleDateFormat took the pattern, Spark says the answer changed in 3.0
  * (INCONSISTENT_BEHAVIOR_CROSS_VERSION.DATETIME_PATTERN_RECOGNITION); otherwise its own message.
  */
@@ -35,9 +39,10 @@ function sparkRefuses(pattern: string, ch: string, count: number): string | unde
   let why: string | undefined;
   if ('YwWuec'.includes(ch)) why = `All week-based patterns are unsupported since Spark 3.0, detected: ${ch}, Please use the SQL function EXTRACT instead`;
   else if ('AnNp'.includes(ch)) why = `Illegal pattern character: ${ch}`;
-  else if (('GMLEQq'.includes(ch) && count >= 5) || (ch === 'y' && count >= 7)) why = `Too many pattern letters: ${ch}`;
+  else if (('GMLEQq'.includes(ch) && count >= 5) || (ch === 'y' && count >= 7) || count > (MAX_LETTERS[ch] ?? count)) why = `Too many pattern letters: ${ch}`;
   if (!why) return undefined;
-  const legacy = [...pattern.replace(/'[^']*'/g, '')].every((c) => !/[A-Za-z]/.test(c) || LEGACY_LETTERS.has(c));
+  // SimpleDateFormat refuses more than three X too: then Spark 2 did not take the pattern either.
+  const legacy = !(ch === 'X' && count > 3) && [...pattern.replace(/'[^']*'/g, '')].every((c) => !/[A-Za-z]/.test(c) || LEGACY_LETTERS.has(c));
   if (!legacy) return why;
   return `[INCONSISTENT_BEHAVIOR_CROSS_VERSION.DATETIME_PATTERN_RECOGNITION] You may get a different result due to the upgrading to Spark >= 3.0: Fail to recognize '${pattern}' pattern in the DateTimeFormatter (${why}). Form a valid datetime pattern with the letters docs/sql.md lists (Spark's 'Datetime Patterns for Formatting and Parsing'); Weir has no spark.sql.legacy.timeParserPolicy`;
 }

@@ -458,6 +458,9 @@ describe('datetime patterns: the zone name z, and the patterns Spark 3 refuses',
       ["date_format(TIMESTAMP '2020-01-01 00:00:00', 'u')", 'detected: u'],
       ["date_format(TIMESTAMP '2020-01-01 00:00:00', 'MMMMM')", 'Too many pattern letters: M'],
       ["date_format(TIMESTAMP '2020-01-01 00:00:00', 'yyyyyyy')", 'Too many pattern letters: y'],
+      // More letters than Java's formatter takes (dd, DDD, HH, a, SSSSSSSSS …).
+      ["date_format(TIMESTAMP '2020-01-01 00:00:00', 'ddd')", 'Too many pattern letters: d'],
+      ["date_format(TIMESTAMP '2020-01-01 00:00:00', 'hh:mm aa')", 'Too many pattern letters: a'],
     ]) {
       const e = await failure(expr);
       expect(e.message, expr).toContain("[INCONSISTENT_BEHAVIOR_CROSS_VERSION.DATETIME_PATTERN_RECOGNITION] You may get a different result due to the upgrading to Spark >= 3.0: Fail to recognize");
@@ -467,6 +470,8 @@ describe('datetime patterns: the zone name z, and the patterns Spark 3 refuses',
     const e = await failure("date_format(TIMESTAMP '2020-01-01 00:00:00', 'yyyy-ee')");
     expect(e.message).toContain('All week-based patterns are unsupported since Spark 3.0, detected: e');
     expect(e.message).not.toContain('INCONSISTENT_BEHAVIOR_CROSS_VERSION');
+    // Nor more than three X (SimpleDateFormat's most).
+    expect((await failure("date_format(TIMESTAMP '2020-01-01 00:00:00', 'XXXXXX')")).message).not.toContain('INCONSISTENT_BEHAVIOR_CROSS_VERSION');
   });
 
   it("gives Spark's PARSE_DATETIME_BY_NEW_PARSER for text Spark 2's parser read and Spark 3's does not", async () => {
