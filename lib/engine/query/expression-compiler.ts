@@ -1090,6 +1090,16 @@ class ExpressionCompiler implements LambdaCompiler {
       if (lt.type === 'date' && ((e.op === '-' && rt.type === 'timestamp') || timeOf(rt))) l = this.castOperand(e, e.left, l, { type: 'timestamp', ...(rt.ntz ? { ntz: true as const } : {}) });
       if (rt.type === 'date' && ((e.op === '-' && lt.type === 'timestamp') || (e.op === '+' && timeOf(lt)))) r = this.castOperand(e, e.right, r, { type: 'timestamp', ...(lt.ntz ? { ntz: true as const } : {}) });
     }
+    if ((e.op === '*' || e.op === '/') && (isInterval(l.type) || isInterval(r.type))) {
+      // Spark's MultiplyDTInterval, DivideYMInterval …: a string or a NULL scaling an interval is
+      // read as a DOUBLE (ImplicitTypeCasts); nothing is divided by an interval.
+      const scale = (x: CompiledExpr) => x.type === 'string' || x.type === 'null';
+      if (isInterval(l.type) && scale(r)) r = this.castOperand(e, e.right, r, { type: 'double' });
+      else if (e.op === '*' && isInterval(r.type) && scale(l)) l = this.castOperand(e, e.left, l, { type: 'double' });
+      else if (e.op === '/' && isInterval(r.type)) {
+        this.mismatch(e, 'BINARY_OP_DIFF_TYPES', `the left and right operands of the binary operator have incompatible types ("${typeText(l)}" and "${typeText(r)}").`, 'An interval divides; nothing is divided by one.');
+      }
+    }
     if (e.op === '+' || e.op === '-' || e.op === '*' || e.op === '/') {
       const d = datetimeArithmetic(e.op, l, r);
       if (d) return d;

@@ -189,6 +189,17 @@ describe('interval arithmetic', () => {
     expect((await failure("CAST(INTERVAL '10.5' SECOND AS DECIMAL(2, 1))")).errorClass).toBe('NUMERIC_VALUE_OUT_OF_RANGE.WITH_SUGGESTION');
   });
 
+  it('scales an interval by a string or a NULL read as a DOUBLE; divides nothing by one', async () => {
+    expect(await text("INTERVAL '2' SECOND * '2'")).toBe("INTERVAL '0 00:00:04' DAY TO SECOND");
+    expect(await text("'2' * INTERVAL '2' YEAR")).toBe("INTERVAL '4-0' YEAR TO MONTH");
+    expect(await one("INTERVAL '2' YEAR / 'a'")).toEqual({ v: null, type: 'interval year to month' });
+    expect(await one("INTERVAL '2' SECOND * NULL")).toEqual({ v: null, type: 'interval day to second' });
+    expect((await failure("2 / INTERVAL '2' HOUR")).errorClass).toBe('DATATYPE_MISMATCH.BINARY_OP_DIFF_TYPES');
+    expect((await failure("NULL / INTERVAL '2' YEAR")).errorClass).toBe('DATATYPE_MISMATCH.BINARY_OP_DIFF_TYPES');
+    // A day-time interval past a BIGINT of microseconds.
+    expect((await failure('INTERVAL 2147483647 DAY * 2')).errorClass).toBe('INTERVAL_ARITHMETIC_OVERFLOW.WITHOUT_SUGGESTION');
+  });
+
   it('refuses an interval where a number is needed', async () => {
     expect((await failure("INTERVAL '1' DAY + 1")).errorClass).toMatch(/^DATATYPE_MISMATCH/);
   });

@@ -65,6 +65,13 @@ export function multiUnitInterval(pairs: readonly (readonly [string, string])[],
   if (ym.length) {
     return { kind: 'Literal', value: months, dataType: fullRange ? YearMonthIntervalType() : YearMonthIntervalType(Math.min(...ym), Math.max(...ym)), pos };
   }
+  if (micros < -(2n ** 63n) || micros >= 2n ** 63n) {
+    // Spark's microseconds are a BIGINT: its interval arithmetic fails past that.
+    throw new SqlValidationError(
+      `[INTERVAL_ARITHMETIC_OVERFLOW.WITHOUT_SUGGESTION] Integer overflow while operating with intervals: ${text} is past the range of a day-time interval (106751991 days).`,
+      pos, 'literal', 'INTERVAL_ARITHMETIC_OVERFLOW.WITHOUT_SUGGESTION',
+    );
+  }
   return { kind: 'Literal', value: micros, dataType: fullRange ? DayTimeIntervalType() : DayTimeIntervalType(Math.min(...dt), Math.max(...dt)), pos };
 }
 
