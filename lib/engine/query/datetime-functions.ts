@@ -16,7 +16,7 @@
  */
 import { bigOf, longAdd, longDivide, longMultiply, longSubtract, type Long } from './long';
 import { addMillis, microsOfTimestamp, splitTimestamp, timestampFromMicros, timestampOf, utcDate } from './timestamp-micros';
-import { exactMicros, exactMonths, MICROS_PER_DAY } from './interval-utils';
+import { intervalPartsOverflow, MICROS_PER_DAY } from './interval-utils';
 import { RecordExpressionError } from '../errors';
 import { dateFromTimestamp, DAY_MS, parseDate, timestampFromDate, utc } from './date';
 import type { DecimalType } from './decimal';
@@ -491,13 +491,13 @@ export const DATETIME_FUNCTIONS: Record<string, FunctionDef> = {
     impl: ([d = 0, h = 0, m = 0, sec = 0]) => {
       const whole = (x: unknown) => BigInt(Math.trunc(Number(x)));
       const micros = whole(d) * MICROS_PER_DAY + whole(h) * 3_600_000_000n + whole(m) * 60_000_000n + BigInt(Math.round(Number(sec) * 1e6));
-      return exactMicros(micros);
+      return intervalPartsOverflow('day_time_interval', micros);
     },
   },
   // Spark's MakeYMInterval(years, months), each 0 when left out: INTERVAL YEAR TO MONTH.
   make_ym_interval: {
     min: 0, max: 2, type: (a) => nums(a) ?? 'year_month_interval',
-    impl: ([y = 0, m = 0]) => exactMonths(Math.trunc(Number(y)) * 12 + Math.trunc(Number(m))),
+    impl: ([y = 0, m = 0]) => intervalPartsOverflow('year_month_interval', BigInt(Math.trunc(Number(y))) * 12n + BigInt(Math.trunc(Number(m)))),
   },
   // Spark's MakeInterval(years, months, weeks, days, hours, mins, secs): see makeInterval.
   make_interval: makeInterval(),

@@ -51,6 +51,19 @@ function overflow(what: string): never {
   throw new RecordExpressionError(`[ARITHMETIC_OVERFLOW] ${what} overflow. Use 'try_add', 'try_subtract' or 'try_multiply' to tolerate overflow and return NULL instead.`, { errorClass: 'ARITHMETIC_OVERFLOW' });
 }
 
+/**
+ * Spark's INTERVAL_ARITHMETIC_OVERFLOW.WITHOUT_SUGGESTION, of make_dt_interval and
+ * make_ym_interval: a value past the interval type's range (a BIGINT of microseconds, an INT of months).
+ */
+export function intervalPartsOverflow(kind: IntervalKind, v: bigint): Long {
+  const ok = kind === 'day_time_interval' ? v >= LONG_MIN && v <= LONG_MAX : v >= INT_MIN && v <= INT_MAX;
+  if (ok) return kind === 'day_time_interval' ? toLong(v) : Number(v);
+  throw new RecordExpressionError(
+    '[INTERVAL_ARITHMETIC_OVERFLOW.WITHOUT_SUGGESTION] Integer overflow while operating with intervals. Try devising appropriate values for the interval parameters.',
+    { errorClass: 'INTERVAL_ARITHMETIC_OVERFLOW.WITHOUT_SUGGESTION' },
+  );
+}
+
 export function intervalDividedByZero(): never {
   throw new RecordExpressionError('[INTERVAL_DIVIDED_BY_ZERO] Division by zero. Use `try_divide` to tolerate divisor being 0 and return NULL instead.', { errorClass: 'INTERVAL_DIVIDED_BY_ZERO' });
 }

@@ -321,6 +321,9 @@ export class ExpressionAstBuilder {
     const utu = ctx.errorCapturingUnitToUnitInterval()!;
     if (utu._error1 || utu._error2) throw new SqlValidationError(`[_LEGACY_ERROR_TEMP_0024] Can only have a single from-to unit in the interval literal syntax.`, pos, 'literal', '_LEGACY_ERROR_TEMP_0024');
     const body = utu.unitToUnitInterval(0)!;
+    if (!body.intervalValue().stringLit()) {
+      throw new SqlValidationError('[_LEGACY_ERROR_TEMP_0027] The value of from-to unit must be a string.', pos, 'literal', '_LEGACY_ERROR_TEMP_0027');
+    }
     return unitToUnitInterval(this.intervalValueText(body.intervalValue()), body.unitInUnitToUnit(0)!.getText(), body.unitInUnitToUnit(1)!.getText(), text, pos);
   }
 

@@ -41,26 +41,25 @@ export function sameColumnTypes(spark: string, schema: Schema): boolean {
 }
 
 /**
- * A value as SQLQueryTestSuite prints it: HiveResult.toHiveString, which prints an ANSI interval
- * in Hive's style (`1-2`, `-0 01:59:59.876544000`) where the shell's cast to STRING writes
+ * An ANSI interval as SQLQueryTestSuite prints it, HiveResult.toHiveString's Hive style (`1-2`,
+ * `-0 01:59:59.876544000`, inside a map or an array too) where the shell's cast to STRING writes
  * `INTERVAL '1-2' YEAR TO MONTH`.
  */
-function goldenPrinted(v: unknown, f: Field): string {
-  if (v === null || v === undefined) return 'NULL';
+function hiveInterval(v: unknown, f: Field): string {
   if (f.type === 'year_month_interval') {
     const months = Number(v);
     const abs = Math.abs(months);
     return `${months < 0 ? '-' : ''}${Math.trunc(abs / 12)}-${abs % 12}`;
   }
-  if (f.type === 'day_time_interval') {
-    const micros = BigInt(v as number | bigint);
-    const abs = micros < 0n ? -micros : micros;
-    const two = (n: bigint) => n.toString().padStart(2, '0');
-    const secs = abs / 1_000_000n;
-    return `${micros < 0n ? '-' : ''}${secs / 86_400n} ${two((secs / 3600n) % 24n)}:${two((secs / 60n) % 60n)}:${two(secs % 60n)}.${((abs % 1_000_000n) * 1000n).toString().padStart(9, '0')}`;
-  }
-  return printed(v, f);
+  const micros = BigInt(v as number | bigint);
+  const abs = micros < 0n ? -micros : micros;
+  const two = (n: bigint) => n.toString().padStart(2, '0');
+  const secs = abs / 1_000_000n;
+  return `${micros < 0n ? '-' : ''}${secs / 86_400n} ${two((secs / 3600n) % 24n)}:${two((secs / 60n) % 60n)}:${two(secs % 60n)}.${((abs % 1_000_000n) * 1000n).toString().padStart(9, '0')}`;
 }
+
+/** A value as SQLQueryTestSuite prints it (its intervals in Hive's style). */
+const goldenPrinted = (v: unknown, f: Field): string => printed(v, f, false, hiveInterval);
 
 export interface WeirAnswer {
   /** What Weir prints (as `GoldenCase.output`): its row, or `error <errorClass>` when it refuses. */

@@ -20,9 +20,16 @@ function javaDouble(v: number): string {
   return `${m.includes('.') ? m : `${m}.0`}E${e.startsWith('+') ? e.slice(1) : e}`;
 }
 
-/** A value as Spark's HiveResult.toHiveString prints it (`nested`: inside an array, map or struct). */
-export function printed(v: unknown, f: Field, nested = false): string {
+/** An ANSI interval as the shell prints it: `INTERVAL '1-2' YEAR TO MONTH`. */
+const ansiInterval = (v: unknown, f: Field): string => formatInterval(f.type as 'day_time_interval', v, f.interval ?? fullRange(f.type as 'day_time_interval'));
+
+/**
+ * A value as Spark's HiveResult.toHiveString prints it (`nested`: inside an array, map or
+ * struct); `interval` prints an ANSI interval, wherever it is.
+ */
+export function printed(v: unknown, f: Field, nested = false, interval = ansiInterval): string {
   if (v === null || v === undefined) return nested ? 'null' : 'NULL';
+  const inner = (x: unknown, g: Field, n = true) => printed(x, g, n, interval);
   switch (f.type) {
     case 'string': return nested ? JSON.stringify(v) : String(v);
     case 'double': return f.float32 ? formatFloat(Number(v)) : javaDouble(Number(v));
@@ -30,10 +37,10 @@ export function printed(v: unknown, f: Field, nested = false): string {
     case 'date': return typeof v === 'number' ? formatDate(v) : String(v);
     case 'timestamp': return typeof v === 'number' ? formatTimestamp(v) : String(v);
     case 'binary': return new TextDecoder().decode(v as Uint8Array);
-    case 'array': return `[${(v as unknown[]).map((x) => printed(x, f.elementType!, true)).join(',')}]`;
-    case 'map': return `{${Object.entries(v as Record<string, unknown>).map(([k, x]) => `${printed(f.keyType!.type === 'string' ? k : f.keyType!.type === 'decimal' ? k : Number(k), { ...f.keyType!, ...(f.keyType!.type === 'decimal' ? { type: 'string' } : {}) }, f.keyType!.type !== 'decimal')}:${printed(x, f.valueType!, true)}`).join(',')}}`;
-    case 'struct': case 'window': return `{${(f.fields ?? []).map((c) => `"${c.name}":${printed((v as Row)[c.name], c, true)}`).join(',')}}`;
-    case 'day_time_interval': case 'year_month_interval': return formatInterval(f.type, v, f.interval ?? fullRange(f.type));
+    case 'array': return `[${(v as unknown[]).map((x) => inner(x, f.elementType!)).join(',')}]`;
+    case 'map': return `{${Object.entries(v as Record<string, unknown>).map(([k, x]) => `${inner(f.keyType!.type === 'string' ? k : f.keyType!.type === 'decimal' ? k : Number(k), { ...f.keyType!, ...(f.keyType!.type === 'decimal' ? { type: 'string' } : {}) }, f.keyType!.type !== 'decimal')}:${inner(x, f.valueType!)}`).join(',')}}`;
+    case 'struct': case 'window': return `{${(f.fields ?? []).map((c) => `"${c.name}":${inner((v as Row)[c.name], c)}`).join(',')}}`;
+    case 'day_time_interval': case 'year_month_interval': return interval(v, f);
     case 'boolean': case 'long': case 'unknown': default: return String(v);
   }
 }
