@@ -35,7 +35,7 @@ import {
 } from './decimal';
 import { checkStringLength } from './value-limits';
 import { datetimeArithmetic, negateInterval, nullSafeBinary, nullSafeUnary } from './datetime-arithmetic';
-import { castIntervalFields, castOverflow, castStringToInterval, decimalOutOfRange, formatInterval, fullRange, intervalToNumber, intervalTypeText, numberToInterval, type IntervalKind } from './interval-utils';
+import { castIntervalFields, castOverflow, castStringToInterval, decimalOutOfRange, formatInterval, fullRange, intervalToNumber, intervalTypeText, numberToInterval, widerFields, type IntervalKind } from './interval-utils';
 import { windowNotComputedHere } from './time-windowing';
 import {
   bigOf, longAdd, longDivide, longMultiply, longNegate, longRemainder, longSubtract, narrowArithmetic, toLong, widerWidth, wrapToWidth,
@@ -494,7 +494,10 @@ export function compileExpression(e: Expr, schema: Schema, types?: Map<Expr, Typ
 /** The type several values unify to (unifyAll), which each of them is read as. */
 function unifiedType(u: NonNullable<ReturnType<typeof unifyAll>>): TypeInfo {
   if (u.complex) return u.complex;
-  return { type: u.type, ...(u.decimal ? { decimal: u.decimal } : {}), ...(u.integral ? { integral: u.integral } : {}), ...(u.float32 ? { float32: u.float32 } : {}), ...(u.ntz ? { ntz: u.ntz } : {}) };
+  // Intervals of one kind widen to the fields that hold them all (Spark's wider interval type).
+  const kind = u.type === 'day_time_interval' || u.type === 'year_month_interval' ? u.type : undefined;
+  const interval = kind && u.values.map((v) => v.interval ?? fullRange(kind)).reduce(widerFields);
+  return { type: u.type, ...(u.decimal ? { decimal: u.decimal } : {}), ...(u.integral ? { integral: u.integral } : {}), ...(u.float32 ? { float32: u.float32 } : {}), ...(u.ntz ? { ntz: u.ntz } : {}), ...(interval ? { interval } : {}) };
 }
 
 /**

@@ -202,6 +202,11 @@ describe('interval arithmetic', () => {
     expect((await failure('INTERVAL 2147483647 DAY * 2')).errorClass).toBe('INTERVAL_ARITHMETIC_OVERFLOW.WITHOUT_SUGGESTION');
   });
 
+  it('keeps the fields of intervals gathered into an array or a map: the fields holding them all', async () => {
+    expect((await one("map(1, INTERVAL '1' DAY, 2, INTERVAL '3' DAY)")).type).toBe('map<int,interval day>');
+    expect((await one("array(INTERVAL '1' MONTH)")).type).toBe('array<interval month>');
+  });
+
   it('refuses an interval where a number is needed', async () => {
     expect((await failure("INTERVAL '1' DAY + 1")).errorClass).toMatch(/^DATATYPE_MISMATCH/);
   });
