@@ -70,6 +70,7 @@ describe('from_csv and to_csv', () => {
     expect(refusal("from_csv(line, 'a INT', map('mode', 1))").errorClass).toBe('INVALID_OPTIONS.NON_STRING_TYPE');
     expect(refusal("from_json(line, 'a INT', map('mode', 1))").errorClass).toBe('INVALID_OPTIONS.NON_STRING_TYPE');
     expect(refusal('from_csv(line, 1)').errorClass).toBe('INVALID_SCHEMA.NON_STRING_LITERAL');
+    expect(refusal("from_csv(line, 'ARRAY<INT>')").errorClass).toBe('INVALID_SCHEMA.NON_STRUCT_TYPE');
   });
 });
 

@@ -105,7 +105,8 @@ function compileFromCsv(e: CallExpr, c: CallCompiler): CompiledExpr {
   const [text, schemaArg, optionsArg] = e.args;
   const schema = foldedText(schemaArg, c);
   if (schema === undefined) c.fail(e, "[INVALID_SCHEMA.NON_STRING_LITERAL] from_csv() needs its schema as a string literal (or a concatenation of literals), such as 'a INT, b DOUBLE'");
-  const parsed = parseDdlSchema(schema);
+  // Spark's ExprUtils.evalSchemaExpr: a schema of one type other than a struct is INVALID_SCHEMA.NON_STRUCT_TYPE.
+  const parsed = parseDdlSchema(schema, 'INVALID_SCHEMA.NON_STRUCT_TYPE');
   if (typeof parsed === 'string') c.fail(e, `from_csv(): ${parsed}`);
   const fields = flatFields(e, parsed, c);
   const options = csvOptions(e, optionsArg, c);

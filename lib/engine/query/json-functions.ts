@@ -33,16 +33,17 @@ import { utcDate } from './timestamp-micros';
 
 /**
  * Parses a DDL schema with Spark's grammar: `id BIGINT, region STRING, ts TIMESTAMP`, or one
- * `STRUCT<…>` (Spark's `StructType.fromDDL`). Returns the fields, or a message saying what is wrong.
+ * `STRUCT<…>` (Spark's `StructType.fromDDL`). Returns the fields, or a message saying what is wrong
+ * (naming `nonStructClass`, the caller's error class, for a schema of one other type).
  */
-export function parseDdlSchema(ddl: string): Field[] | string {
+export function parseDdlSchema(ddl: string, nonStructClass?: string): Field[] | string {
   let t: DataType;
   try {
     t = parseSchema(ddl);
   } catch (e) {
     return `cannot read the schema '${ddl}' (${(e as Error).message}); write it as 'name TYPE, name TYPE' (for example 'id BIGINT, region STRING, ts TIMESTAMP')`;
   }
-  if (t.kind !== 'struct') return `the schema '${ddl}' is one type, not a list of fields; write it as 'name TYPE, name TYPE'`;
+  if (t.kind !== 'struct') return `${nonStructClass ? `[${nonStructClass}] ` : ''}the schema '${ddl}' is one type, not a list of fields; write it as 'name TYPE, name TYPE'`;
   const f = fieldOfDataType('from_json', t);
   if (typeof f === 'string') return f;
   const seen = new Set<string>();

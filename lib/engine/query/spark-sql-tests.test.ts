@@ -36,7 +36,6 @@ const WHY = {
   nanosecondUnit: "Weir reads a nanoseconds unit in an interval literal (truncated to microseconds); Spark refuses it (INVALID_INTERVAL_FORMAT.INVALID_UNIT)",
   legacyParserCheck: "Spark answers NULL; Weir's stand-in for Spark 2's parser (the check behind INCONSISTENT_BEHAVIOR_CROSS_VERSION.PARSE_DATETIME_BY_NEW_PARSER) reads the text and raises that error",
   schemaTypeClass: "refused with UNSUPPORTED_DATATYPE (the type it does not know); this Spark reported the PARSE_SYNTAX_ERROR of its first reading of the schema",
-  nonStructSchema: "refused, but without Spark's class INVALID_SCHEMA.NON_STRUCT_TYPE",
   wrongNumArgsClass: "refused with WRONG_NUM_ARGS.WITHOUT_SUGGESTION, the class Weir gives every wrong arity; this copy's Spark gave WRONG_NUM_ARGS",
   typeofInterval: "INTERVAL '23 days' was Spark 3.0's legacy CalendarInterval (typeof interval); Weir types it as an INTERVAL DAY TO SECOND",
   dateStringCompare: "Spark 2.4's answer (a DATE beside a string compared as strings); Spark 3.0+ casts the string to a DATE, as Weir does",
@@ -96,7 +95,6 @@ const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> 
   comparator: {},
   "csv-functions": {
     "select from_csv('1', 'a InvalidType')": WHY.schemaTypeClass,
-    "select from_csv('1', 'Array<int>')": WHY.nonStructSchema,
     "select from_csv()": WHY.wrongNumArgsClass,
   },
   "conditional-functions": {
