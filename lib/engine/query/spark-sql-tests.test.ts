@@ -33,7 +33,6 @@ const WHY = {
   re2Lookahead: "a lookahead (?=…): Weir's patterns run on RE2, which has none, and are refused (INVALID_PARAMETER_VALUE.PATTERN) with the reason",
   typeofVoid: "Spark 3.0's answer; Spark 3.1+ names the NULL type void, as Weir does",
   legacyInterval: "CAST(… AS INTERVAL) and make_interval are Spark's legacy CalendarInterval (3 months 1 hours), which Weir has no type for",
-  nanosecondUnit: "Weir reads a nanoseconds unit in an interval literal (truncated to microseconds); Spark refuses it (INVALID_INTERVAL_FORMAT.INVALID_UNIT)",
   legacyParserCheck: "Spark answers NULL; Weir's stand-in for Spark 2's parser (the check behind INCONSISTENT_BEHAVIOR_CROSS_VERSION.PARSE_DATETIME_BY_NEW_PARSER) reads the text and raises that error",
   schemaTypeClass: "refused with UNSUPPORTED_DATATYPE (the type it does not know); this Spark reported the PARSE_SYNTAX_ERROR of its first reading of the schema",
   wrongNumArgsClass: "refused with WRONG_NUM_ARGS.WITHOUT_SUGGESTION, the class Weir gives every wrong arity; this copy's Spark gave WRONG_NUM_ARGS",
@@ -78,7 +77,6 @@ const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> 
     "select cast('-     1 second' as interval)": WHY.legacyInterval,
     "select cast('- -1 second' as interval)": WHY.legacyInterval,
     "select cast('- +1 second' as interval)": WHY.legacyInterval,
-    "select interval 10 nanoseconds": WHY.nanosecondUnit,
   },
   "json-functions": {
     "select to_json(map(named_struct('a', 1, 'b', 2), named_struct('a', 1, 'b', 2)))": WHY.structMapKey,

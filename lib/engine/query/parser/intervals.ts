@@ -46,7 +46,10 @@ export function multiUnitInterval(pairs: readonly (readonly [string, string])[],
   const dt: number[] = [];
   for (const [value, rawUnit] of pairs) {
     const unit = unitName(rawUnit);
-    if (unit === 'nanosecond') { micros += scaled(value, 1n, text, pos) / 1000n; dt.push(3); continue; }
+    // The grammar takes the unit, but Spark's IntervalUtils.stringToInterval, which reads the literal, does not.
+    if (unit === 'nanosecond') {
+      throw new SqlValidationError(`[INVALID_INTERVAL_FORMAT.INVALID_UNIT] Error parsing '${text}' to interval. Invalid unit '${rawUnit}'.`, pos, 'literal', 'INVALID_INTERVAL_FORMAT.INVALID_UNIT');
+    }
     const y = YEAR_MONTH[unit];
     if (y) {
       if (!/^[+-]?\d+$/.test(value.trim())) throw invalid(text, pos, `the ${unit} value must be an integer`);

@@ -115,6 +115,9 @@ describe('typed literals', () => {
     expect(typed("INTERVAL '-1 02:03:04.5' DAY TO SECOND")).toEqual([-(day + 7_384_500_000n), 'interval day to second']);
     expect(typed("INTERVAL '5 minutes'")).toEqual([300_000_000n, 'interval day to second']);
     expect(errorOf('INTERVAL 1 YEAR 2 DAYS').message).toMatch(/Cannot mix year-month and day-time fields/);
+    // Spark's grammar takes the unit NANOSECOND; its interval reader does not.
+    expect(errorOf('INTERVAL 10 NANOSECONDS').errorClass).toBe('INVALID_INTERVAL_FORMAT.INVALID_UNIT');
+    expect(errorOf("INTERVAL '1 day 10 nanoseconds'").errorClass).toBe('INVALID_INTERVAL_FORMAT.INVALID_UNIT');
   });
 
   it('NULL and booleans', () => {
