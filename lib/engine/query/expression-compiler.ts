@@ -239,7 +239,7 @@ function widerType(a: TypeInfo, b: TypeInfo, stringPromotion = true): TypeInfo |
   if (isComplex(a.type) || isComplex(b.type)) return undefined;
   const nil: Evaluator = () => null;
   const u = unifyAll([{ ...a, eval: nil }, { ...b, eval: nil }], [{ kind: 'column', name: 'a' }, { kind: 'column', name: 'b' }], false, stringPromotion, stringPromotion);
-  return u && { ...unifiedType(u), ...(a.interval && sameType(a, b) ? { interval: a.interval } : {}) };
+  return u && unifiedType(u);
 }
 
 /**
@@ -285,8 +285,7 @@ export function widenSetOperationColumn(fields: Field[]): { type: TypeInfo; read
   });
   const u = unifyAll(cs, fields.map((f) => ({ kind: 'column', name: f.name })), false, true);
   if (!u) return undefined;
-  const first = u.values[0];
-  return { type: { ...unifiedType(u), ...(first.interval ? { interval: first.interval } : {}) }, read: u.values.map((v) => v.eval) };
+  return { type: unifiedType(u), read: u.values.map((v) => v.eval) };
 }
 
 /**
@@ -1749,6 +1748,11 @@ class ExpressionCompiler implements LambdaCompiler {
       args = args.map((a, i) => (!valueIdx.includes(i) ? a : float ? asFloat(a) : a.type === 'long' ? convert(a, 'double') : a));
       if (float) Object.assign(dec, { float32: true });
     }
+    // …and intervals the fields that hold them all (Spark's findWiderTypeForTwo: coalesce of an
+    // INTERVAL DAY and an INTERVAL HOUR is an INTERVAL DAY TO HOUR; the values, microseconds or
+    // months, are the same in either).
+    const intervals = isInterval(type as ExprType) ? valuesOf().filter((a) => a.type === type) : [];
+    if (intervals.length > 0) Object.assign(dec, { interval: intervals.map((a) => a.interval ?? fullRange(type as IntervalKind)).reduce(widerFields) });
     const ntzArg = def.ntzOfArg !== undefined && args[def.ntzOfArg]?.ntz === true;
     if (type === 'timestamp' && (ntz || ntzArg || def.resultNTZ)) Object.assign(dec, { ntz: true });
     const badLiterals = def.checkLiterals?.(literals);

@@ -129,6 +129,19 @@ describe('interval arithmetic', () => {
     expect(await text('INTERVAL 1 YEAR - INTERVAL 1 MONTH')).toBe("INTERVAL '0-11' YEAR TO MONTH");
   });
 
+  it('passes intervals of one kind through coalesce, if, nvl, array and UNION as the wider type', async () => {
+    // Spark's findWiderTypeForTwo: the fields that hold both.
+    expect(await one("coalesce(INTERVAL '1' DAY, INTERVAL '2' HOUR)")).toEqual({ v: 86_400_000_000, type: 'interval day to hour' });
+    expect((await one("if(id = 1, INTERVAL '1' MINUTE, INTERVAL '2' HOUR)")).type).toBe('interval hour to minute');
+    expect((await one("nvl(NULL, INTERVAL '1' MONTH)")).type).toBe('interval month');
+    expect((await one("coalesce(INTERVAL '1' MONTH, INTERVAL '2' YEAR)")).type).toBe('interval year to month');
+    expect((await one("array(INTERVAL '1' DAY, INTERVAL '2' HOUR)")).type).toBe('array<interval day to hour>');
+    expect((await one("CASE WHEN id = 1 THEN INTERVAL '1' SECOND ELSE INTERVAL '2' HOUR END")).type).toBe('interval hour to second');
+    expect(await text("coalesce(INTERVAL '1' DAY, INTERVAL '2' HOUR)")).toBe("INTERVAL '1 00' DAY TO HOUR");
+    const union = compileStreamingQuery("SELECT INTERVAL '1' DAY AS v FROM src UNION ALL SELECT INTERVAL '2' HOUR FROM src", rel);
+    expect(union.outputSchema[0]).toMatchObject({ type: 'day_time_interval', interval: { start: 0, end: 1 } });
+  });
+
   it('multiplies and divides, rounding half up', async () => {
     expect(await text("INTERVAL '1' DAY * 1.5")).toBe("INTERVAL '1 12:00:00' DAY TO SECOND");
     expect(await text("2 * INTERVAL '1-6' YEAR TO MONTH")).toBe("INTERVAL '3-0' YEAR TO MONTH");
