@@ -23,7 +23,7 @@ import { bigOf, type Long } from './long';
 import { isInterval, type ExprType } from './sql-values';
 import {
   dateAddMonths, divideHalfUp, exactMicros, exactMonths, fullRange, intervalDividedByZero, MICROS_PER_DAY, roundHalfUp,
-  timestampAddMicros, timestampAddMonths, widerFields, type IntervalFields,
+  timestampAddMicros, timestampAddMonths, widestFields, type IntervalFields,
 } from './interval-utils';
 import { pow10 } from './decimal';
 import { timestampFromDate } from './date';
@@ -84,7 +84,7 @@ export function datetimeArithmetic(op: Op, l: CompiledExpr, r: CompiledExpr): Co
       return nullSafeBinary({ type: 'day_time_interval', interval: fullRange('day_time_interval') }, l, r, (a, b) => exactMicros(bigOf(microsOfTimestamp(la(a) as number)) - bigOf(microsOfTimestamp(ra(b) as number))));
     }
     if (isInterval(l.type) && l.type === r.type) {
-      const interval = widerFields(l.interval ?? fullRange(l.type), r.interval ?? fullRange(r.type));
+      const interval = widestFields(l.type, [l, r]);
       const sign = op === '+' ? 1n : -1n;
       return l.type === 'day_time_interval'
         ? nullSafeBinary({ type: l.type, interval }, l, r, (a, b) => exactMicros(bigOf(a as Long) + sign * bigOf(b as Long)))

@@ -35,7 +35,7 @@ import {
 } from './decimal';
 import { checkStringLength } from './value-limits';
 import { datetimeArithmetic, negateInterval, nullSafeBinary, nullSafeUnary } from './datetime-arithmetic';
-import { castIntervalFields, castOverflow, castStringToInterval, decimalOutOfRange, formatInterval, fullRange, intervalToNumber, intervalTypeText, numberToInterval, widerFields, type IntervalKind } from './interval-utils';
+import { castIntervalFields, castOverflow, castStringToInterval, decimalOutOfRange, formatInterval, fullRange, intervalToNumber, intervalTypeText, numberToInterval, widestFields, type IntervalKind } from './interval-utils';
 import { windowNotComputedHere } from './time-windowing';
 import {
   bigOf, longAdd, longDivide, longMultiply, longNegate, longRemainder, longSubtract, narrowArithmetic, toLong, widerWidth, wrapToWidth,
@@ -494,8 +494,7 @@ export function compileExpression(e: Expr, schema: Schema, types?: Map<Expr, Typ
 function unifiedType(u: NonNullable<ReturnType<typeof unifyAll>>): TypeInfo {
   if (u.complex) return u.complex;
   // Intervals of one kind widen to the fields that hold them all (Spark's wider interval type).
-  const kind = u.type === 'day_time_interval' || u.type === 'year_month_interval' ? u.type : undefined;
-  const interval = kind && u.values.map((v) => v.interval ?? fullRange(kind)).reduce(widerFields);
+  const interval = isInterval(u.type) ? widestFields(u.type, u.values) : undefined;
   return { type: u.type, ...(u.decimal ? { decimal: u.decimal } : {}), ...(u.integral ? { integral: u.integral } : {}), ...(u.float32 ? { float32: u.float32 } : {}), ...(u.ntz ? { ntz: u.ntz } : {}), ...(interval ? { interval } : {}) };
 }
 
@@ -1752,7 +1751,7 @@ class ExpressionCompiler implements LambdaCompiler {
     // INTERVAL DAY and an INTERVAL HOUR is an INTERVAL DAY TO HOUR; the values, microseconds or
     // months, are the same in either).
     const intervals = isInterval(type as ExprType) ? valuesOf().filter((a) => a.type === type) : [];
-    if (intervals.length > 0) Object.assign(dec, { interval: intervals.map((a) => a.interval ?? fullRange(type as IntervalKind)).reduce(widerFields) });
+    if (intervals.length > 0) Object.assign(dec, { interval: widestFields(type as IntervalKind, intervals) });
     const ntzArg = def.ntzOfArg !== undefined && args[def.ntzOfArg]?.ntz === true;
     if (type === 'timestamp' && (ntz || ntzArg || def.resultNTZ)) Object.assign(dec, { ntz: true });
     const badLiterals = def.checkLiterals?.(literals);

@@ -39,7 +39,11 @@ const INT_MAX = 2 ** 31 - 1;
 export const fullRange = (kind: IntervalKind): IntervalFields => ({ start: 0, end: kind === 'day_time_interval' ? 3 : 1 });
 
 /** The unit range both operands fit in (Spark's wider interval type). */
-export const widerFields = (a: IntervalFields, b: IntervalFields): IntervalFields => ({ start: Math.min(a.start, b.start), end: Math.max(a.end, b.end) });
+const widerFields = (a: IntervalFields, b: IntervalFields): IntervalFields => ({ start: Math.min(a.start, b.start), end: Math.max(a.end, b.end) });
+
+/** The unit range all of `values` (one or more intervals of `kind`) fit in; one that names none has the kind's full range. */
+export const widestFields = (kind: IntervalKind, values: readonly { interval?: IntervalFields }[]): IntervalFields =>
+  values.map((v) => v.interval ?? fullRange(kind)).reduce(widerFields);
 
 /** `INTERVAL DAY TO SECOND`, `INTERVAL YEAR`: the type in Spark's DDL. */
 export function intervalTypeText(kind: IntervalKind, f: IntervalFields = fullRange(kind)): string {
