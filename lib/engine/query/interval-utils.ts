@@ -220,16 +220,16 @@ export function intervalToNumber(kind: IntervalKind, f: IntervalFields, v: Long,
  * Spark's Cast of a number to an ANSI interval (IntervalUtils.longToYearMonthInterval,
  * decimalToDayTimeInterval …): that many of its end field's units, a decimal's rounded half up
  * to a month or a microsecond; undefined past the interval's range (an INT of months, a BIGINT
- * of microseconds), which is Spark's CAST_OVERFLOW. A day-time interval ending before SECOND
- * holds whole units, as Spark's answers show (80.654321BD AS INTERVAL HOUR TO MINUTE is 01:20).
+ * of microseconds), which is Spark's CAST_OVERFLOW. A decimal keeps its fraction of the end
+ * field's unit even where that is not SECOND (80.654321BD AS INTERVAL HOUR TO MINUTE holds 1 h
+ * 20 min 39.259260 s): a print of the type shows its fields only, but arithmetic reads it all.
  */
 export function numberToInterval(kind: IntervalKind, f: IntervalFields, unscaled: bigint, scale: number): Long | undefined {
   const unit = endUnit(kind, f.end);
   const ym = kind === 'year_month_interval';
   // A BIGINT of months first fits an INT, as Spark's longToYearMonthInterval checks.
   if (ym && scale === 0 && (unscaled < INT_MIN || unscaled > INT_MAX)) return undefined;
-  let v = divideHalfUp(unscaled * unit, 10n ** BigInt(scale));
-  if (!ym && scale > 0 && f.end < 3) v -= v % unit;
+  const v = divideHalfUp(unscaled * unit, 10n ** BigInt(scale));
   if (ym ? v < INT_MIN || v > INT_MAX : v < LONG_MIN || v > LONG_MAX) return undefined;
   return ym ? Number(v) : toLong(v);
 }

@@ -220,6 +220,15 @@ describe('interval arithmetic', () => {
     expect((await one("array(INTERVAL '1' MONTH)")).type).toBe('array<interval month>');
   });
 
+  it('keeps a decimal cast to an interval ending before SECOND whole: its print shows the fields, arithmetic reads it all', async () => {
+    // Spark's decimalToDayTimeInterval: the decimal times the end field's microseconds, rounded
+    // half up; only a cast to another interval type or a print cuts it to that type's fields.
+    expect(await text('CAST(80.654321BD AS INTERVAL HOUR TO MINUTE)')).toBe("INTERVAL '01:20' HOUR TO MINUTE");
+    expect(await text('CAST(CAST(80.654321BD AS INTERVAL HOUR TO MINUTE) AS INTERVAL MINUTE TO SECOND)')).toBe("INTERVAL '80:39.25926' MINUTE TO SECOND");
+    expect((await one("TIMESTAMP '2021-01-01 00:00:00' + CAST(1.5BD AS INTERVAL HOUR)")).v).toBe('2021-01-01 01:30:00');
+    expect(await text('CAST(1.5BD AS INTERVAL HOUR) * 2')).toBe("INTERVAL '0 03:00:00' DAY TO SECOND");
+  });
+
   it('refuses an interval where a number is needed', async () => {
     expect((await failure("INTERVAL '1' DAY + 1")).errorClass).toMatch(/^DATATYPE_MISMATCH/);
   });

@@ -10,6 +10,8 @@ import { join } from 'node:path';
 import type { Field, Schema } from '../../types';
 import { simpleTypeString } from '../data-types';
 import { printed, select } from './spark-printed';
+import { castIntervalFields, fullRange, type IntervalKind } from '../interval-utils';
+import type { Long } from '../long';
 
 export interface GoldenCase {
   query: string;
@@ -46,12 +48,16 @@ export function sameColumnTypes(spark: string, schema: Schema): boolean {
  * `INTERVAL '1-2' YEAR TO MONTH`.
  */
 function hiveInterval(v: unknown, f: Field): string {
+  // The value goes through java.time first: collect() makes it a Period or a Duration, which
+  // toHiveString reads back cut to the type's last field (periodToMonths and
+  // durationToMicros with the end field), so INTERVAL HOUR TO MINUTE prints no seconds.
+  const cut = castIntervalFields(f.type as IntervalKind, (f.interval ?? fullRange(f.type as IntervalKind)).end)(v as Long);
   if (f.type === 'year_month_interval') {
-    const months = Number(v);
+    const months = Number(cut);
     const abs = Math.abs(months);
     return `${months < 0 ? '-' : ''}${Math.trunc(abs / 12)}-${abs % 12}`;
   }
-  const micros = BigInt(v as number | bigint);
+  const micros = BigInt(cut);
   const abs = micros < 0n ? -micros : micros;
   const two = (n: bigint) => n.toString().padStart(2, '0');
   const secs = abs / 1_000_000n;
