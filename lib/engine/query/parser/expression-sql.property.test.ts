@@ -91,6 +91,10 @@ describe('expression SQL round trip', () => {
     expect(parseExpression('a << b = c')).toMatchObject({ op: 'EqualTo', left: { op: 'ShiftLeft' } });
     expect(parseExpression('CAST(a AS ARRAY<ARRAY<INT>>) >> 1')).toMatchObject({ op: 'ShiftRight', left: { kind: 'Cast' } });
     expect(parseExpression('a::map<string, array<int>> >>> 1')).toMatchObject({ op: 'ShiftRightUnsigned', left: { kind: 'Cast' } });
+    // A column named map, array or struct compared with `<` opens no type.
+    expect(parseExpression('map < 5 AND b >> 1')).toMatchObject({ op: 'And', left: { op: 'LessThan' }, right: { op: 'ShiftRight' } });
+    expect(parseExpression('array < x OR b >> 1')).toMatchObject({ op: 'Or', left: { op: 'LessThan' }, right: { op: 'ShiftRight' } });
+    expect(parseExpression('struct < -1 AND b >>> 2')).toMatchObject({ op: 'And', right: { op: 'ShiftRightUnsigned' } });
     expect(parseExpression('a + b IS NULL')).toMatchObject({ kind: 'IsNull', child: { op: 'Add' } });
     expect(parseExpression('-a[0]')).toMatchObject({ kind: 'UnaryMinus', child: { kind: 'UnresolvedExtractValue' } });
   });

@@ -422,6 +422,25 @@ function quoteOf(t: Token): string | undefined {
  *   ExpressionAstBuilder gives shifts Spark's own level, between `+ - ||` and `&`. A `>` that
  *   closes an `ARRAY<`, `MAP<` or `STRUCT<` is never a shift (Spark's isShiftRightOperator).
  */
+/**
+ * Whether the tokens from `k` open a type's arguments (`ARRAY<INT>`, `STRUCT<a: INT>`, `STRUCT<>`)
+ * after ARRAY, MAP or STRUCT: a `<` then a name or a `>`; a column of that name compared with
+ * `<` has a value after it (`map < 5`, `array < -1`, `struct < (x)`). A name is still read as a
+ * type (`map < x`), which only a `>` closing it can tell apart.
+ */
+function opensType(all: Token[], k: number): boolean {
+  const next = (j: number) => {
+    while (all[j]?.channel === Token.HIDDEN_CHANNEL) j++;
+    return j;
+  };
+  const lt = next(k);
+  if (all[lt]?.type !== SparkSqlLexer.LT) return false;
+  const arg = all[next(lt + 1)];
+  if (arg === undefined) return false;
+  const name = SparkSqlLexer.symbolicNames[arg.type];
+  return arg.type === SparkSqlLexer.GT || arg.type === SparkSqlLexer.IDENTIFIER || arg.type === SparkSqlLexer.BACKQUOTED_IDENTIFIER || (name?.startsWith('KW_') ?? false);
+}
+
 function rewriteOperatorsAndStrings(all: Token[]): Token[] {
   const out: Token[] = [];
   let typeDepth = 0;
@@ -442,12 +461,11 @@ function rewriteOperatorsAndStrings(all: Token[]): Token[] {
     }
     const next = all[i + 1];
     const complexType = t.type === SparkSqlLexer.KW_ARRAY || t.type === SparkSqlLexer.KW_MAP || t.type === SparkSqlLexer.KW_STRUCT;
-    let k = i + 1;
-    while (all[k]?.channel === Token.HIDDEN_CHANNEL) k++;
-    if (complexType && all[k]?.type === SparkSqlLexer.LT) typeDepth++;
-    else if (t.type === SparkSqlLexer.GT && typeDepth > 0) typeDepth--;
+    const three = t.type === SparkSqlLexer.GT && next?.type === SparkSqlLexer.GT && touching(t, next) && all[i + 2]?.type === SparkSqlLexer.GT && touching(next, all[i + 2]);
+    if (complexType && opensType(all, i + 1)) typeDepth++;
+    // `>>` or `>>>` closes as many types only when as many are open: `map < x AND b >> 1`.
+    else if (t.type === SparkSqlLexer.GT && typeDepth > 0 && !(next?.type === SparkSqlLexer.GT && touching(t, next) && typeDepth < (three ? 3 : 2))) typeDepth--;
     else if ((t.type === SparkSqlLexer.LT || t.type === SparkSqlLexer.GT) && next?.type === t.type && touching(t, next)) {
-      const three = t.type === SparkSqlLexer.GT && all[i + 2]?.type === SparkSqlLexer.GT && touching(next, all[i + 2]);
       const last = three ? all[i + 2] : next;
       const shift = synthetic(t, SparkSqlLexer.AMPERSAND, t.type === SparkSqlLexer.LT ? '<<' : three ? '>>>' : '>>');
       shift.stop = last.stop;
