@@ -141,18 +141,18 @@ describe('weir CLI', { timeout: 420_000 }, () => {
     expect(read.stderr).toContain(`${want.length} rows from 3 committed batches`);
   });
 
-  it("sink read prints a DOUBLE as Spark writes it (Java's Double.toString: 3.0, not 3), a DECIMAL with its scale", async () => {
+  it("sink read prints a DOUBLE as Spark writes it (Java's Double.toString: 3.0, not 3), a DECIMAL with its scale, a struct's date and timestamp", async () => {
     const job = JSON.parse(await readFile(path.join(dir, 'job.json'), 'utf8'));
     await writeFile(
       path.join(dir, 'doubles.json'),
-      JSON.stringify({ ...job, sql: 'SELECT id, CAST(3 AS DOUBLE) AS three, 1e21D AS big, 1.10BD AS price FROM events', sink: { type: 'files', options: { path: 'out-doubles', format: 'json' } }, checkpointLocation: 'cp-doubles' }),
+      JSON.stringify({ ...job, sql: "SELECT id, CAST(3 AS DOUBLE) AS three, 1e21D AS big, 1.10BD AS price, named_struct('d', DATE '2026-01-02', 't', TIMESTAMP '2026-01-02 03:04:05') AS st FROM events", sink: { type: 'files', options: { path: 'out-doubles', format: 'json' } }, checkpointLocation: 'cp-doubles' }),
     );
     expect((await weir(['run', 'doubles.json'], dir)).code).toBe(0);
     const read = await weir(['sink', 'read', 'doubles.json'], dir);
     expect(read.code).toBe(0);
     const lines = read.stdout.trim().split('\n');
     expect(lines.length).toBe(added.length);
-    for (const l of lines) expect(l).toMatch(/^\{"id":\d+,"three":3\.0,"big":1\.0E21,"price":1\.10\}$/);
+    for (const l of lines) expect(l).toMatch(/^\{"id":\d+,"three":3\.0,"big":1\.0E21,"price":1\.10,"st":\{"d":"2026-01-02","t":"2026-01-02T03:04:05\.000Z"\}\}$/);
   });
 
   it('run on a checkpoint whose metadata was deleted: exit 1, CORRUPT_CHECKPOINT naming the file, nothing written; inspect names the problem', async () => {

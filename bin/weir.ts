@@ -26,6 +26,7 @@ import { EnvError, parseEnv } from '../lib/env';
 import { ArchiveError, exportCheckpoint, importCheckpoint } from './checkpoint-archive';
 import { stringifyRow } from '../lib/engine/json-text';
 import { exactKeys, jsonWriter } from '../lib/engine/sinks/row-rendering';
+import { coerceField } from '../lib/engine/operators/record-parser';
 import type { Row, Schema } from '../lib/engine/types';
 import '../lib/connectors/index'; // registers the connectors' source, sink and checkpoint types
 import {
@@ -243,8 +244,16 @@ async function run(args: string[]): Promise<number> {
 function sinkReadLine(r: Row, schema: Schema): string {
   const names = schema.map((f) => f.name);
   if (!exactKeys(r, names)) return stringifyRow(r);
+  // Each value first as the engine held it (a timestamp's text its instant, a DECIMAL's number its
+  // unscaled digits at the type's scale, nested ones too), as the JSON source reads a record: then
+  // rendered, it is the sink's own text. A value that does not read so is rendered as it is.
+  const typed: Row = {};
+  for (const f of schema) {
+    const c = coerceField(r[f.name], f, false);
+    typed[f.name] = c.ok ? c.value : r[f.name];
+  }
   const w = jsonWriter(schema);
-  return w.stringify(w.row(r));
+  return w.stringify(w.row(typed));
 }
 
 async function sinkRead(args: string[]): Promise<number> {

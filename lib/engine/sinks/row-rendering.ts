@@ -10,7 +10,7 @@
  */
 import { isJsonNumber, stringifyJson, stringifyRow } from '../json-text';
 import { formatDate } from '../query/date';
-import { formatDecimal, parseDecimal } from '../query/decimal';
+import { formatDecimal } from '../query/decimal';
 import { doubleJson, timestampJson, toJsonValue } from '../query/json-functions';
 import type { Field, Row, Schema } from '../types';
 
@@ -34,9 +34,7 @@ function rendererOf(f: Field): ((v: unknown) => unknown) | undefined {
     case 'binary':
       return (v) => (v instanceof Uint8Array ? Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('base64') : v);
     case 'decimal':
-      // A number is a decimal read back from a sink's JSON (`weir sink read`): written with its
-      // type's scale as the sink wrote it (1.10, not 1.1).
-      return (v) => (typeof v === 'bigint' ? renderValue(v, f) : typeof v === 'number' ? renderValue(parseDecimal(String(v), { precision: f.precision ?? 38, scale: f.scale ?? 0 }) ?? v, f) : v);
+      return (v) => (typeof v === 'bigint' ? renderValue(v, f) : v);
     case 'window': case 'array': case 'map': case 'struct': case 'day_time_interval': case 'year_month_interval':
     default:
       return (v) => renderValue(v, f);
