@@ -258,6 +258,14 @@ describe('multiple watermarks (EventTimeWatermarkSuite "watermark with 2 streams
     await q.stop();
   });
 
+  it('a source the SQL does not read is no input of the watermark: an empty one does not hold it at 0', async () => {
+    const t = withWatermarks();
+    const q = t.start({ ...t.spec, sql: 'SELECT value, ts FROM first' });
+    expect(await watermarkAfter(t, q, [11], [])).toBe(1000);
+    expect(await watermarkAfter(t, q, [30], [])).toBe(20_000);
+    await q.stop();
+  });
+
   it('max: the faster input decides', async () => {
     const t = withWatermarks('max');
     const q = t.start();

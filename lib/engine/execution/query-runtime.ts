@@ -207,7 +207,10 @@ export class QueryRuntime {
     if (this.taskScheduler.remote && this.taskScheduler.tasksWriteSink && sink.commitProtocol) this.sinkStageId = sinkStageOf(query);
     this.hasEventTime = spec.sources.some((s) => s.eventTime !== undefined);
     this.watermarkInputs = spec.sources.flatMap((s, source) => {
-      if (s.eventTime === undefined) return [];
+      // A source the SQL does not read is no input of the query's watermark: Spark's global
+      // watermark is chosen among the plan's EventTimeWatermark nodes, and an unread source
+      // with no rows would hold a min policy at 0, so that no window ever closed.
+      if (s.eventTime === undefined || !query.readsBySource.has(s.name.toLowerCase())) return [];
       const nodes = query.eventTimeWatermarks.flatMap((n, node) => (n.sourceName === s.name ? [{ source, node }] : []));
       return nodes.length ? nodes : [{ source }];
     });
