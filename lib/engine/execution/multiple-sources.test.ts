@@ -394,6 +394,10 @@ describe('a sources[] spec validates as a deploy does', () => {
     expect(dup.errors.map((e) => e.message).join(' ')).toMatch(/duplicate source name "first"/);
     const both = validateJob({ ...t.spec, source: t.spec.sources[0] });
     expect(both.errors.map((e) => e.message).join(' ')).toMatch(/not both/);
+    expect(r.warnings.filter((w) => w.path.startsWith('sources.'))).toEqual([]);
+    const unread = validateJob({ ...t.spec, sql: 'SELECT value FROM first' });
+    expect(unread.ok).toBe(true);
+    expect(unread.warnings.filter((w) => w.path.startsWith('sources.'))).toEqual([{ path: 'sources.1', message: expect.stringMatching(/^source "second" is not read by the SQL/) }]);
   });
 });
 

@@ -177,6 +177,13 @@ export function validateJob(specJson: unknown, opts: ValidateJobOptions = {}): V
       outputSchema = q.outputSchema;
       stateful = q.stateful;
       warnings.push(...q.warnings);
+      // Spark's sources are what the plan reads; a job's source the SQL never names is still read
+      // every batch, its rows dropped (and counted among the input rows).
+      if (spec && spec.sources.length > 1) {
+        spec.sources.forEach((s, i) => {
+          if (!q.readsBySource.has(s.name.toLowerCase())) warnings.push({ path: sourcePath(spec, i), message: `source "${s.name}" is not read by the SQL: every batch still reads its data and drops it. Remove it from sources, or read it in the query (FROM ${s.name}).` });
+        });
+      }
       analysed = true;
     } catch (e) {
       const errorClass = e instanceof WeirError && e.errorClass ? { errorClass: e.errorClass } : {};
