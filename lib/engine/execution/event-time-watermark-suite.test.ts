@@ -289,6 +289,47 @@ describe('EventTimeWatermarkSuite', () => {
     });
   });
 
+  it('SPARK-27340 Alias on TimeWindow expression cause watermark metadata lost', async () => {
+    // The window's alias keeps the event time's watermark: the aggregation by it closes windows.
+    const t = sparkStreams({
+      sources: { inputData: source('10 seconds') },
+      sql: "SELECT CAST(aliasWindow.start AS LONG) AS start, count(*) AS count FROM (SELECT window(eventTime, '5 seconds') AS aliasWindow FROM inputData) GROUP BY aliasWindow",
+    });
+    await t.run(
+      AddData('inputData', ...V(10, 11, 12, 13, 14, 15)),
+      CheckNewAnswer(),
+      AddData('inputData', ...V(25)), // Advance watermark to 15 seconds
+      CheckNewAnswer([10, 5]),
+      assertNumStateRows(2),
+      AddData('inputData', ...V(10)), // Should not emit anything as data less than watermark
+      CheckNewAnswer(),
+      assertNumStateRows(2),
+    );
+  });
+
+  // buildTestQueryForMultiEventTimeColumns: a join whose output keeps both sides' event times,
+  // then a stateful operator over both (Spark's dropDuplicates(); here SELECT DISTINCT, an
+  // aggregation whose keys are the same columns).
+  it('multiple event time columns in an input DataFrame for stateful operator is not allowed', async () => {
+    const side = (id: string, ts: string, delay: string): SparkSource => ({ schema: [{ name: id, type: 'string' }, { name: ts, type: 'timestamp' }], eventTime: ts, watermarkDelay: delay });
+    const t = sparkStreams({
+      sources: { input1: side('id1', 'ts1', '1 minute'), input2: side('id2', 'ts2', '2 minutes') },
+      sql: `SELECT id1, CAST(ts1 AS LONG) AS ts1, CAST(ts2 AS LONG) AS ts2 FROM (SELECT DISTINCT id1, ts1, ts2 FROM
+        (SELECT id1, ts1, ts2 FROM input1 JOIN input2 ON id1 = id2 AND ts1 = ts2 + INTERVAL 10 SECONDS))`,
+    });
+    // Spark fails the first batch (WatermarkSupport.findEventTimeColumn, as
+    // spark.sql.streaming.statefulOperator.allowMultiple is true by default); Weir refuses the
+    // query at validation, and again at start.
+    const { validateJob } = await import('../spec/validate-job');
+    const [e] = validateJob(t.spec).errors;
+    expect(e).toMatchObject({ errorClass: '_LEGACY_ERROR_TEMP_3077' });
+    for (const m of ['More than one event time columns are available.', 'Please ensure there is at most one event time column per stream.']) expect(e.message).toContain(m);
+    await expect(t.run(
+      MultiAddData({ input1: [{ id1: 'A', ts1: 200_000 }, { id1: 'B', ts1: 300_000 }], input2: [{ id2: 'A', ts2: 190_000 }, { id2: 'C', ts2: 350_000 }] }),
+      StartStream,
+    )).rejects.toThrow('More than one event time columns are available.');
+  });
+
   // Spark's test takes System.currentTimeMillis as "now"; here a few fixed ones, one at the end
   // of January so that February's short month falls inside the delay.
   it.each([Date.UTC(2017, 0, 31, 23, 59, 59, 999), Date.UTC(2024, 2, 1, 0, 0, 0, 1), Date.UTC(2025, 6, 15, 12, 34, 56, 789)])('delay in months and years handled correctly (now = %d)', async (currentTimeMs) => {

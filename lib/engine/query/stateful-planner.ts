@@ -92,12 +92,33 @@ function isEventTime(e: Expr, schema: Schema, wm?: WatermarkSpec): boolean {
   return e.kind === 'call' && e.name === 'window_time' && expressionType(e, schema).watermarkDelayMs !== undefined;
 }
 
+/**
+ * Spark's WatermarkSupport.findEventTimeColumn as Spark 3.5+ calls it (the default
+ * spark.sql.streaming.statefulOperator.allowMultiple): a stateful operator whose input carries
+ * two different event-time columns (a join's output keeps both sides') cannot tell which one the
+ * watermark bounds, so the query is refused rather than evicting by the first. One column read
+ * twice (GROUP BY ts, ts) is one column.
+ */
+function assertOneEventTimeColumn(keys: { expr: Expr; name: string }[], childSchema: Schema): void {
+  const identity = (e: Expr) => (e.kind === 'column' ? (resolveColumn(childSchema, e.name)?.name ?? e.name) : exprToString(e));
+  const distinct = [...new Map(keys.map((k) => [identity(k.expr), k])).values()];
+  if (distinct.length <= 1) return;
+  const cols = distinct.map((k) => `${k.name}-T${expressionType(k.expr, childSchema).watermarkDelayMs ?? 0}ms`).join(',');
+  throw new AnalysisException(
+    `More than one event time columns are available. Please ensure there is at most one event time column per stream. event time columns: (${cols})`,
+    undefined,
+    '_LEGACY_ERROR_TEMP_3077',
+  );
+}
+
 export function analyzeAggregate(node: AggregateNode, childSchema: Schema, wm?: WatermarkSpec): AggregateAnalysis {
   const names = aggregateKeyNames(node.groupBy, childSchema);
   const keys = node.groupBy.map((expr, i) => ({ expr, name: names[i], window: timeWindowOf(expr, childSchema), ...(isSessionWindow(expr) ? { session: true as const } : {}) }));
   const windows = keys.filter((k) => k.window);
   if (windows.length + keys.filter((k) => k.session).length > 1) throw new AnalysisException('Multiple time window expressions would result in a cartesian product of rows, therefore they are currently not supported.');
-  const watermarkKeyIndex = keys.findIndex((k) => (k.window || k.session ? k.expr.kind === 'call' && isEventTime(k.expr.args[0], childSchema, wm) : isEventTime(k.expr, childSchema, wm)));
+  const isEventTimeKey = (k: (typeof keys)[number]) => (k.window || k.session ? k.expr.kind === 'call' && isEventTime(k.expr.args[0], childSchema, wm) : isEventTime(k.expr, childSchema, wm));
+  assertOneEventTimeColumn(keys.filter(isEventTimeKey), childSchema);
+  const watermarkKeyIndex = keys.findIndex(isEventTimeKey);
   const bound = keys[watermarkKeyIndex] as (typeof keys)[number] | undefined;
   const time = bound && ((bound.window || bound.session) && bound.expr.kind === 'call' ? bound.expr.args[0] : bound.expr);
   return {
