@@ -307,6 +307,17 @@ describe('EventTimeWatermarkSuite', () => {
     );
   });
 
+  it.each([true, false])('test no-data flag (spark.sql.streaming.noDataMicroBatches.enabled = %s)', async (flag) => {
+    const t = sparkStreams({ sources: { inputData: source('10 seconds') }, sql: WINDOWED, confs: { noDataMicroBatchesEnabled: flag } });
+    await t.run(
+      AddData('inputData', ...V(10, 11, 12, 13, 14, 15)),
+      CheckNewAnswer(),
+      AddData('inputData', ...V(25)), // Advance watermark to 15 seconds
+      // Check if there is new answer if flag is set, no new answer otherwise
+      flag ? CheckNewAnswer([10, 5]) : CheckNewAnswer(),
+    );
+  });
+
   // buildTestQueryForMultiEventTimeColumns: a join whose output keeps both sides' event times,
   // then a stateful operator over both (Spark's dropDuplicates(); here SELECT DISTINCT, an
   // aggregation whose keys are the same columns).

@@ -95,6 +95,11 @@ export interface MicroBatchExecutionOptions {
   onQueryIdle?: (e: QueryIdleEvent) => void;
   /** Spark's spark.sql.streaming.noDataProgressEventInterval: default 10 s. */
   noDataProgressEventIntervalMs?: number;
+  /**
+   * Spark's spark.sql.streaming.noDataMicroBatches.enabled (default true): false runs a batch
+   * only when a source has new data, so a moved watermark evicts (and emits) at the next one.
+   */
+  noDataMicroBatchesEnabled?: boolean;
   crash?: CrashPlan;
   /**
    * Called before planning a batch (a source may log its plan), before every checkpoint log write
@@ -447,7 +452,8 @@ export class MicroBatchExecution {
       // so whoever stopped the query knows that input arriving after the stop is left to the next run.
       if (this.stopping) return false;
       if (ends.every((end, i) => end === null || sameOffset(end, this.committedOffsets[i]))) {
-        if (this.watermarkMs <= (this.evictedBeforeStartMs ?? -Infinity) || !rt.needsNoDataBatch(this.watermarkMs)) {
+        const noDataBatches = this.opts.noDataMicroBatchesEnabled ?? true;
+        if (!noDataBatches || this.watermarkMs <= (this.evictedBeforeStartMs ?? -Infinity) || !rt.needsNoDataBatch(this.watermarkMs)) {
           this.status = { message: 'Waiting for data to arrive', isDataAvailable: false, isTriggerActive: false };
           this.reportIdle(triggerStartMs);
           return false;

@@ -616,6 +616,40 @@ describe('StreamingOuterJoinSuite', () => {
     );
   });
 
+  it('SPARK-38684: outer join works correctly even if processing input rows and evicting state rows for same grouping key happens in the same micro-batch', async () => {
+    // Spark runs it on RocksDB; the state store provider is not what the test is about.
+    const side = (delay: string): SparkSource => ({ schema: [{ name: 'eventTime', ...TS }, { name: 'id', type: 'string' }, { name: 'comment', type: 'string' }], eventTime: 'eventTime', watermarkDelay: delay });
+    const t = sparkStreams({
+      sources: { input1: side('0 second'), input2: side('0 second') },
+      sql: `SELECT \`left\`.*, \`right\`.eventTime AS rightTime, \`right\`.id AS rightId, \`right\`.comment AS rightComment
+        FROM input1 AS \`left\` LEFT OUTER JOIN input2 AS \`right\` ON \`left\`.id = \`right\`.id AND \`left\`.eventTime BETWEEN
+        \`right\`.eventTime - INTERVAL 30 seconds AND \`right\`.eventTime + INTERVAL 30 seconds`,
+      confs: { noDataMicroBatchesEnabled: false },
+    });
+    const at = (s: string) => Date.parse(`${s}Z`);
+    const row = (ts: string, comment: string) => ({ eventTime: at(ts), id: 'abc', comment });
+    await t.run(
+      MultiAddData({ input1: [row('2020-01-02T00:00:00', 'left in batch 1')], input2: [row('2020-01-02T00:01:00', 'right in batch 1')] }),
+      CheckNewAnswer(),
+      MultiAddData({ input1: [row('2020-01-02T01:00:00', 'left in batch 2')], input2: [row('2020-01-02T01:01:00', 'right in batch 2')] }),
+      // watermark advanced to "2020-01-02 00:00:00"
+      CheckNewAnswer(),
+      AddData('input1', row('2020-01-02T01:30:00', 'left in batch 3')),
+      // watermark advanced to "2020-01-02 01:00:00"
+      CheckNewAnswer([at('2020-01-02T00:00:00'), 'abc', 'left in batch 1', null, null, null]),
+      // left side state should still contain "left in batch 2" and "left in batch 3"
+      // we should see both rows in the left side since
+      // - "left in batch 2" is going to be evicted in this batch
+      // - "left in batch 3" is going to be matched with new row in right side
+      AddData('input2', row('2020-01-02T01:30:10', 'match with left in batch 3')),
+      // watermark advanced to "2020-01-02 01:01:00"
+      CheckNewAnswer(
+        [at('2020-01-02T01:00:00'), 'abc', 'left in batch 2', null, null, null],
+        [at('2020-01-02T01:30:00'), 'abc', 'left in batch 3', at('2020-01-02T01:30:10'), 'abc', 'match with left in batch 3'],
+      ),
+    );
+  });
+
   describe('left-outer join keys compared with <=> (testForLeftOuterJoinKeyNullability)', () => {
     const side = (p: string): SparkSource => ({
       schema: [{ name: `${p}Key1`, ...INT }, { name: `${p}Key2`, ...INT }, { name: `${p}Time`, ...TS }, { name: `${p}Value`, ...INT }],

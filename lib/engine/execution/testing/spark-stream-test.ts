@@ -24,7 +24,7 @@ import type { StreamingQueryProgress } from '../../progress';
 import { MemorySinkTable } from '../../sinks/memory-sink';
 import { MemoryStream } from '../../sources/memory-source';
 import type { Row } from '../../types';
-import { MicroBatchExecution } from '../micro-batch-execution';
+import { MicroBatchExecution, type MicroBatchExecutionOptions } from '../micro-batch-execution';
 import { mustParse } from './test-fixtures';
 
 export interface SparkSource {
@@ -40,6 +40,8 @@ export interface SparkStreamsOptions {
   outputMode?: 'append' | 'update' | 'complete';
   /** Further fields of the job spec (multipleWatermarkPolicy, dedup, parallelism, …). */
   spec?: Record<string, unknown>;
+  /** Spark's session confs that are engine options here (StartStream(additionalConfs = …)). */
+  confs?: Pick<MicroBatchExecutionOptions, 'noDataMicroBatchesEnabled'>;
 }
 
 export type SparkAction = (t: SparkStreams) => Promise<void> | void;
@@ -59,6 +61,7 @@ export class SparkStreams {
   readonly progress: StreamingQueryProgress[] = [];
   private readonly checkpoint = new InMemoryCheckpointFileManager();
   private readonly streams = new Map<string, MemoryStream>();
+  private readonly confs: SparkStreamsOptions['confs'];
   private query: MicroBatchExecution | undefined;
   private checkedBatches = 0;
   /** The first progress of the current run, and the first not yet counted by assertNumStateRows. */
@@ -77,6 +80,7 @@ export class SparkStreams {
       checkpointLocation: `memory://${id}`,
       ...opts.spec,
     };
+    this.confs = opts.confs;
     for (const name of Object.keys(opts.sources)) this.streams.set(name, MemoryStream.named(`${id}-${name}`));
     this.table = MemorySinkTable.named(id);
   }
@@ -89,7 +93,7 @@ export class SparkStreams {
 
   async ensureStarted(): Promise<MicroBatchExecution> {
     if (!this.query) {
-      this.query = new MicroBatchExecution({ spec: mustParse(this.spec), checkpoint: this.checkpoint, clock: new ManualClock(0), onProgress: (p) => void this.progress.push(p) });
+      this.query = new MicroBatchExecution({ spec: mustParse(this.spec), checkpoint: this.checkpoint, clock: new ManualClock(0), ...this.confs, onProgress: (p) => void this.progress.push(p) });
       this.runStart = this.nextUncounted = this.progress.length;
       await this.query.start();
     }
