@@ -307,6 +307,42 @@ describe('StreamingInnerJoinSuite', () => {
     await t.run(AddData('input1', ...v), AddData('input2', ...v), CheckNewAnswer(...v.map(({ value }) => [value])));
   });
 
+  /*
+   * SPARK-48687: Spark restores a checkpoint of Spark 3.5.1 (the self join of setupSelfJoin, on
+   * the id alone) under a changed query. Here the first query runs on Weir's own checkpoint, then
+   * the changed one starts on it.
+   */
+  describe('SPARK-48687 - restore the stream-stream inner join query and change it', () => {
+    const side = (p: string): SparkSource => ({ schema: [{ name: `${p}Id`, ...INT }, { name: `${p}Time`, ...TS }, { name: `${p}Name`, type: 'string' }], eventTime: `${p}Time`, watermarkDelay: '5 seconds' });
+    const BASE = 'leftId, CAST(leftTime AS INT) AS lt, rightId, CAST(rightTime AS INT) AS rt';
+    const ON = 'rightId = leftId AND rightTime >= leftTime AND rightTime <= leftTime + INTERVAL 5 SECONDS';
+    const restored = async (sql: string) => {
+      const t = sparkStreams({ sources: { l: side('left'), r: side('right') }, sql: `SELECT ${BASE} FROM l JOIN r ON ${ON}` });
+      const n = (p: string, ...vs: [number, string][]) => vs.map(([v, name]) => ({ [`${p}Id`]: v, [`${p}Time`]: v * 1000, [`${p}Name`]: name }));
+      await t.run(
+        MultiAddData({ l: n('left', [1, 'a'], [2, 'b'], [3, 'c'], [4, 'd'], [5, 'e']), r: n('right', [2, 'b'], [4, 'd']) }),
+        CheckNewAnswer([2, 2, 2, 2], [4, 4, 4, 4]),
+      );
+      (t.spec as { sql: string }).sql = sql;
+      return { t, n };
+    };
+
+    it('changing the join condition (key schema) should fail the query', async () => {
+      const { t, n } = await restored(`SELECT leftId, CAST(leftTime AS INT) AS lt, leftName, rightId, CAST(rightTime AS INT) AS rt, rightName FROM l JOIN r ON ${ON} AND leftName = rightName`);
+      const e: unknown = await t.run(AddData('l', ...n('left', [6, 'a'])), StartStream).then(() => undefined, (err: unknown) => err);
+      expect(e).toMatchObject({ errorClass: 'STATE_STORE_KEY_SCHEMA_NOT_COMPATIBLE', message: expect.stringContaining('Provided key schema does not match existing state key schema') });
+    });
+
+    it('changing the value schema: not refused, the state keeps each side\'s whole row', async () => {
+      // Spark's state value is the side's row as the plan prunes it: outputting leftName and
+      // rightName widens it, and Spark fails with STATE_STORE_VALUE_SCHEMA_NOT_COMPATIBLE.
+      // Weir's join state holds the side's whole input row, so the rows buffered by the first
+      // query answer the new one with their names.
+      const { t, n } = await restored(`SELECT leftId, CAST(leftTime AS INT) AS lt, leftName, rightId, CAST(rightTime AS INT) AS rt, rightName FROM l JOIN r ON ${ON}`);
+      await t.run(AddData('r', ...n('right', [6, 'f'])), StartStream, AddData('r', { rightId: 5, rightTime: 6000, rightName: 'x' }), CheckNewAnswer([5, 5, 'e', 5, 6, 'x']));
+    });
+  });
+
   it('SPARK-35896: metrics in StateOperatorProgress are output correctly', async () => {
     const t = sparkStreams({
       sources: { leftInput: sideSource('left'), rightInput: sideSource('right', null) },
