@@ -76,9 +76,13 @@ describe('EventTimeWatermarkSuite', () => {
     };
     await t.run(
       startOnce, // to make sure the query is not running when adding data 1st time
+      // Nothing to read and no state to evict: no batch (Spark's first trigger has no
+      // lastExecution to ask for a no-data batch), and the sink sees none.
+      (s) => expect(s.table.batches).toEqual([]),
       AddData('inputData', ...V(15)),
       startOnce,
       checkNew(),
+      (s) => expect(s.progress.filter((p) => p.numInputRows > 0).map((p) => p.batchId)).toEqual([0]),
       assertEventStats({ min: 15, max: 15, avg: 15, watermark: 0 }),
       // watermark should be updated to 15 - 10 = 5
       AddData('inputData', ...V(10, 12, 14)),

@@ -324,6 +324,10 @@ export class MicroBatchExecution {
     if (r.lastBatchWatermarkMs !== undefined) {
       this.lastBatchWatermark = { batchId: r.nextBatchId - 1, ms: r.lastBatchWatermarkMs };
       this.evictedBeforeStartMs = r.lastBatchWatermarkMs;
+    } else if (r.nextBatchId === 0 && !r.pending) {
+      // A new checkpoint has no state: its starting watermark closes and evicts nothing, so only
+      // data starts batch 0 (Spark's first trigger has no lastExecution to ask for one either).
+      this.evictedBeforeStartMs = this.watermarkMs;
     }
   }
 
