@@ -412,6 +412,29 @@ describe('EventTimeWatermarkSuite', () => {
     );
   });
 
+  // Spark's test reads the delay the analyzer puts on the event time; here the source's
+  // watermarkDelay as the engine reads it (one reader, whatever spark.sql.legacy.interval.enabled).
+  it('SPARK-35815: Support ANSI intervals for delay threshold', async () => {
+    const { watermarkDelayMs } = await import('../spec/watermark-delay');
+    const [DAY, HOUR, MINUTE, SECOND, DAYS_PER_MONTH] = [86_400_000, 3_600_000, 60_000, 1000, 31];
+    const cases: [string[], number][] = [
+      // Conventional form and some variants
+      [['3 days', 'Interval 3 day', "inTerval '3' day"], 3 * DAY],
+      [[' 5 hours', 'INTERVAL 5 hour', "interval '5' hour"], 5 * HOUR],
+      [['\t8 minutes', 'interval 8 minute', "interval '8' minute"], 8 * MINUTE],
+      [['10 seconds', 'interval 10 second', "interval '10' second"], 10 * SECOND],
+      [['1 years', 'interval 1 year', "interval '1' year"], 12 * DAYS_PER_MONTH * DAY],
+      [['1 months', 'interval 1 month', "interval '1' month"], DAYS_PER_MONTH * DAY],
+      [['1 day 2 hours 3 minutes 4 seconds', ' interval 1 day 2 hours 3 minutes 4 seconds', "\tinterval '1' day '2' hours '3' minutes '4' seconds", "interval '1 2:3:4' day to second"], DAY + 2 * HOUR + 3 * MINUTE + 4 * SECOND],
+      [[' 1 year 2 months', 'interval 1 year 2 month', "interval '1' year '2' month", "\tinterval '1-2' year to month"], (12 * DAYS_PER_MONTH + 2 * DAYS_PER_MONTH) * DAY],
+    ];
+    for (const [variants, expectedMs] of cases) for (const delay of variants) expect(watermarkDelayMs(delay), JSON.stringify(delay)).toBe(expectedMs);
+    // Invalid interval patterns
+    for (const delay of ['1 foo', 'interva 2 day', "intrval '3' day", 'interval 4 foo', "interval '5' foo", "interval '1 2:3:4' day to hour", "interval '1 2' year to month"]) {
+      expect(() => watermarkDelayMs(delay), delay).toThrow();
+    }
+  });
+
   it('delay threshold should not be negative.', async () => {
     const { validateJob } = await import('../spec/validate-job');
     const withDelay = (delay: string) => validateJob({ ...sparkStreams({ sources: { inputData: source(delay) }, sql: 'SELECT value FROM inputData' }).spec }).errors.map((e) => e.message).join(' ');
