@@ -241,18 +241,20 @@ async function run(args: string[]): Promise<number> {
  * Spark's JSON rendering (a DOUBLE 3.0 as `3.0`, Java's Double.toString), where JSON.stringify
  * would print `3`. A row of other keys (a Kafka record's topic, partition, offset) as it is.
  */
-function sinkReadLine(r: Row, schema: Schema): string {
+function sinkReadLine(r: Row, schema: Schema, parsedJson: boolean): string {
   const names = schema.map((f) => f.name);
   if (!exactKeys(r, names)) return stringifyRow(r);
-  // Each value first as the engine held it (a timestamp's text its instant, a DECIMAL's number its
-  // unscaled digits at the type's scale, nested ones too), as the JSON source reads a record: then
-  // rendered, it is the sink's own text. A value that does not read so is rendered as it is.
+  const w = jsonWriter(schema);
+  if (!parsedJson) return w.stringify(w.row(r));
+  // A row parsed from a files sink's JSON: each value first as the engine held it (a timestamp's
+  // text its instant, a DECIMAL's number its unscaled digits at the type's scale, nested ones
+  // too), as the JSON source reads a record; then rendered, it is the sink's own text. A value
+  // that does not read so is rendered as it is.
   const typed: Row = {};
   for (const f of schema) {
     const c = coerceField(r[f.name], f, false);
     typed[f.name] = c.ok ? c.value : r[f.name];
   }
-  const w = jsonWriter(schema);
   return w.stringify(w.row(typed));
 }
 
@@ -265,7 +267,7 @@ async function sinkRead(args: string[]): Promise<number> {
   const readRows = getSinkDefinition(sink.type)?.readRows;
   if (sink.type !== 'files' && readRows) {
     const rows = await readRows(sink.options as never, result.outputSchema);
-    for (const r of rows) out(sinkReadLine(r, result.outputSchema ?? []));
+    for (const r of rows) out(sinkReadLine(r, result.outputSchema ?? [], false));
     err(`${rows.length} rows in the ${sink.type} sink's destination`);
     return EXIT.ok;
   }
@@ -274,7 +276,7 @@ async function sinkRead(args: string[]): Promise<number> {
   }
   const o = sink.options as { path: string; format: 'json' | 'csv' | 'parquet'; header: boolean };
   const batches = await readCommittedRows(o.path, o.format, { header: o.header, schema: result.outputSchema });
-  for (const b of batches) for (const r of b.rows) out(sinkReadLine(r, result.outputSchema ?? []));
+  for (const b of batches) for (const r of b.rows) out(sinkReadLine(r, result.outputSchema ?? [], o.format !== 'csv'));
   err(`${batches.reduce((n, b) => n + b.rows.length, 0)} rows from ${batches.length} committed batches`);
   return EXIT.ok;
 }
