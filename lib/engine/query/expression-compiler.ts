@@ -1320,8 +1320,10 @@ class ExpressionCompiler implements LambdaCompiler {
   }
 
   private like(e: Extract<Expr, { kind: 'like' }>): CompiledExpr {
-    const a = this.compile(e.arg);
-    const p = this.compile(e.pattern);
+    // Spark's ImplicitTypeCasts reads any other atomic operand as its text (`1 LIKE '%'`, `d LIKE '19%'`).
+    const text = (x: Expr, c: CompiledExpr) => (c.type === 'string' || c.type === 'null' || isComplex(c.type) ? c : this.castOperand(e, x, c, { type: 'string' }));
+    const a = text(e.arg, this.compile(e.arg));
+    const p = text(e.pattern, this.compile(e.pattern));
     if (a.type !== 'string' && a.type !== 'null') this.fail(e, `LIKE needs a string, got ${a.type}`);
     if (p.type !== 'string' && p.type !== 'null') this.fail(e, `LIKE pattern must be a string, got ${p.type}`);
     if (e.escape !== undefined && Array.from(e.escape).length !== 1) this.fail(e, `ESCAPE must be a single character, got '${e.escape}'`);

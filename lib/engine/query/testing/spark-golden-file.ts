@@ -96,13 +96,14 @@ function selectItems(list: string): string[] {
 }
 
 /**
- * Runs a golden file's `SELECT …` (no FROM) through the engine as `SELECT … FROM src` over a
- * one-row stream and prints its row as Spark does. Weir refuses two output columns of one name
+ * Runs a golden file's `SELECT …` (no FROM, or FROM its one-row view t, as the typeCoercion
+ * files' `CREATE TEMPORARY VIEW t AS SELECT 1`, whose column none of them reads) through the
+ * engine as `SELECT … FROM src` over a one-row stream and prints its row as Spark does. Weir refuses two output columns of one name
  * (a sink writes columns by name), where Spark's result may repeat one (`SELECT null, Null`):
  * such a query runs with its items aliased c1, c2, … so that their values are still compared.
  */
 export async function weirAnswer(query: string): Promise<WeirAnswer> {
-  const m = /^\s*select\s+([^]*)$/i.exec(query);
+  const m = /^\s*select\s+([^]*?)(?:\s+from\s+t)?$/i.exec(query);
   if (!m) throw new Error(`not a SELECT without FROM: ${query}`);
   try {
     const { row, schema } = await select(m[1]).catch((e: unknown) => {
