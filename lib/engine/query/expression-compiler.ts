@@ -1213,6 +1213,13 @@ class ExpressionCompiler implements LambdaCompiler {
     const rs = comparisonStringType(r, l);
     if (ls) l = this.castOperand(e, left, l, ls);
     else if (rs) r = this.castOperand(e, right, r, rs);
+    // Spark's BooleanEquality: beside a number, `=` (and `<=>`; `<>` is NOT `=`) reads a BOOLEAN
+    // as that number (true = 1 is true, false <=> 0.0 too); the order comparisons refuse it.
+    const number = (x: CompiledExpr) => isNumeric(x.type) || x.type === 'decimal';
+    if (op === '=' || op === '<>') {
+      if (l.type === 'boolean' && number(r)) l = this.castOperand(e, left, l, typeOfCompiled(r));
+      else if (r.type === 'boolean' && number(l)) r = this.castOperand(e, right, r, typeOfCompiled(l));
+    }
     // Spark refuses to compare maps (their entries have no order, and two equal ones are two objects).
     const map = l.type === 'map' ? l : r.type === 'map' ? r : undefined;
     if (map) this.mismatch(e, 'INVALID_ORDERING_TYPE', `The \`${op}\` does not support ordering on type "${typeText(map)}".`, 'Compare the maps\' keys or values (map_keys, map_values, a key\'s value).');

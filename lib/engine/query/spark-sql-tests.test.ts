@@ -17,7 +17,7 @@
 import { describe, expect, it } from 'vitest';
 import { goldenCases, sameColumnTypes, weirAnswer } from './testing/spark-golden-file';
 
-const FILES = ['array', 'bitwise', 'cast', 'ceil-floor-with-scale-param', 'comparator', 'conditional-functions', 'csv-functions', 'date', 'datetime-formatting-invalid', 'datetime-parsing', 'datetime-parsing-invalid', 'decimalArithmeticOperations', 'higher-order-functions', 'implicitTypeCasts', 'interval', 'json-functions', 'literals', 'map', 'math', 'misc-functions', 'predicate-functions', 'regexp-functions', 'string-functions', 'try_arithmetic', 'try_datetime_functions', 'try_element_at', 'url-functions'] as const;
+const FILES = ['array', 'bitwise', 'booleanEquality', 'cast', 'ceil-floor-with-scale-param', 'comparator', 'conditional-functions', 'csv-functions', 'date', 'datetime-formatting-invalid', 'datetime-parsing', 'datetime-parsing-invalid', 'decimalArithmeticOperations', 'higher-order-functions', 'implicitTypeCasts', 'interval', 'json-functions', 'literals', 'map', 'math', 'misc-functions', 'predicate-functions', 'regexp-functions', 'string-functions', 'try_arithmetic', 'try_datetime_functions', 'try_element_at', 'url-functions'] as const;
 
 /** Why Weir answers otherwise. */
 const WHY = {
@@ -46,6 +46,7 @@ const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> 
   },
   bitwise: {
   },
+  booleanEquality: {},
   cast: {
     "SELECT CAST('interval 3 month 1 hour' AS interval)": WHY.legacyInterval,
     "SELECT 'interval 3 month 1 hour' :: interval": WHY.legacyInterval,
