@@ -14,7 +14,7 @@ const INT_ZERO: Expr = { kind: 'literal', value: 0, type: 'long', integral: 32 }
 export const CONDITIONAL_FUNCTIONS: Record<string, FunctionDef> = {
   coalesce: {
     min: 1, max: 64, nullIntolerant: false, valueArgs: 'all', stringPromotion: true, coalescing: true, type: () => 'null',
-    unifiedType: (types) => types.reduce<ExprType | undefined>((t, x) => (t ? widerTypeForTwo(t, x) : t), 'null') ?? 'coalesce() arguments have incompatible types',
+    unifiedType: (types) => types.reduce<ExprType | undefined>((t, x) => (t ? widerTypeForTwo(t, x) : t), 'null') ?? 'coalesce() arguments have incompatible types: CAST them to one type (DATATYPE_MISMATCH.DATA_DIFF_TYPES)',
     impl: (args) => args.find((v) => v !== null && v !== undefined) ?? null,
   },
   // Spark's NullIf is If(a = b, NULL, a): `a` of its own type, compared as `=` compares (a

@@ -1393,8 +1393,9 @@ class ExpressionCompiler implements LambdaCompiler {
       [operand, ...whens].forEach((c, i) => this.implicitCast(e, keys[i], typeOfCompiled(c)));
     }
     const results = [...e.branches.map((b) => b.then), ...(e.otherwise ? [e.otherwise] : [])];
-    const u = unifyAll(results.map((x) => this.compile(x)), results, false, true);
-    if (!u) this.fail(e, 'CASE branches have incompatible types');
+    const compiled = results.map((x) => this.compile(x));
+    const u = unifyAll(compiled, results, false, true);
+    if (!u) this.mismatch(e, 'DATA_DIFF_TYPES', `Input to \`casewhen\` should all be the same type, but it's [${compiled.map((c) => `"${typeText(c)}"`).join(', ')}].`, 'The branches have incompatible types: CAST them to one type.');
     const read = unifiedType(u);
     for (const x of results) this.implicitCast(e, x, read);
     const thens = u.values.slice(0, e.branches.length);
@@ -1704,6 +1705,15 @@ class ExpressionCompiler implements LambdaCompiler {
       // its midnight, as Spark casts a date to the timestamp a function expects.
       const text = def.textArgs === true;
       if (text || !RESULT_TYPES.includes(def.type(args.map((a) => a.type)))) args = args.map((a) => (a.type === 'date' ? convert(a, text ? 'string' : 'timestamp') : a));
+      // coalesce, if, nvl… of a DATE and a TIMESTAMP: a TIMESTAMP, the date its midnight (Spark's
+      // findTightestCommonType widens DATE to TIMESTAMP).
+      else if (valueIdx.some((i) => args[i].type === 'timestamp')) {
+        args = args.map((a, i) => {
+          if (a.type !== 'date' || !valueIdx.includes(i)) return a;
+          this.implicitCast(e, e.args[i], { type: 'timestamp' });
+          return convert(a, 'timestamp');
+        });
+      }
     }
     // A function that takes its numbers as doubles gets a BIGINT past 2^53 as the nearest double,
     // not a bigint it cannot mix with numbers; one that passes a value through keeps it exact.

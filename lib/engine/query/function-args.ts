@@ -23,7 +23,7 @@ export function unified(args: ExprType[], fn: string, stringPromotion = false): 
   let t: ExprType | undefined = 'null';
   for (const a of args) {
     t = wider(t, a);
-    if (!t) return `${fn}() arguments have incompatible types (${args.join(', ')})`;
+    if (!t) return `${fn}() arguments have incompatible types (${args.join(', ')}): CAST them to one type (DATATYPE_MISMATCH.DATA_DIFF_TYPES)`;
   }
   return t === 'null' ? 'string' : t;
 }

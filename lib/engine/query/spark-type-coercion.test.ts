@@ -10,6 +10,7 @@
  * other difference and on a listed one that now agrees.
  */
 import { describe, expect, it } from 'vitest';
+import { weirAnswer } from './testing/spark-golden-file';
 import { printed, select } from './testing/spark-printed';
 
 const ERROR = 'error';
@@ -72,6 +73,9 @@ const CASES: [string, string][] = [
   // have StringType as the wider common type"), so a DOUBLE, a DATE and a STRING are STRINGs.
   ["coalesce(cast(2 as double), cast('2017-12-12' as date), 'a')", '2.0'], ["coalesce(true, 'a')", ERROR], ["greatest(1, '2')", ERROR],
   ["coalesce(cast('2017-12-12' as date), 'a')", '2017-12-12'],
+  // ifCoercion.sql, caseWhenCoercion.sql: a DATE beside a TIMESTAMP is a TIMESTAMP, its midnight (findTightestCommonType).
+  ...['IF(true, ', 'coalesce(', 'nvl(', 'nvl2(1, '].map((f): [string, string] => [`${f}cast('2017-12-12 09:30:00' as date), cast('2017-12-11 09:30:00.0' as timestamp))`, '2017-12-12 00:00:00']),
+  ["CASE WHEN true THEN cast('2017-12-12 09:30:00' as date) ELSE cast('2017-12-11 09:30:00.0' as timestamp) END", '2017-12-12 00:00:00'],
   // promoteStrings.sql: a string beside a TIMESTAMP or DATE in arithmetic.
   [`'1' + ${OTHERS[2]}`, ERROR], [`'1' + ${OTHERS[3]}`, ERROR], [`'1' - ${OTHERS[2]}`, ERROR], [`'1' - ${OTHERS[3]}`, 'NULL'],
   ["'2017-12-12' - cast('2017-12-11' as date)", 'INTERVAL \'1\' DAY'], ["'x' - cast('2017-12-11' as date)", 'NULL'],
@@ -133,6 +137,12 @@ async function weirPrints(expr: string): Promise<string> {
 }
 
 describe("Spark's string promotion (ANSI off)", () => {
+  it('refuses values of no common type with DATA_DIFF_TYPES, as Spark (ifCoercion.sql, caseWhenCoercion.sql)', async () => {
+    for (const q of ["IF(true, cast(1 as tinyint), cast('2' as binary))", "CASE WHEN true THEN cast(1 as int) ELSE cast(2 as boolean) END", 'coalesce(1, true)', 'nvl2(1, 2, true)', "greatest(1, '2')"]) {
+      expect((await weirAnswer(`SELECT ${q}`)).output, q).toBe('error DATATYPE_MISMATCH.DATA_DIFF_TYPES');
+    }
+  });
+
   it("gives what Spark's typeCoercion tests print, but for the differences listed with their reason", async () => {
     const got: Record<string, string> = {};
     for (const [q] of CASES) got[q] = await weirPrints(q);
