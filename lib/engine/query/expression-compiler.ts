@@ -1710,8 +1710,8 @@ class ExpressionCompiler implements LambdaCompiler {
       else if (valueIdx.some((i) => args[i].type === 'timestamp')) {
         args = args.map((a, i) => {
           if (a.type !== 'date' || !valueIdx.includes(i)) return a;
-          this.implicitCast(e, e.args[i], { type: 'timestamp' });
-          return convert(a, 'timestamp');
+          this.implicitCast(e, e.args[i], { type: 'timestamp', ...(ntz ? { ntz: true as const } : {}) });
+          return { ...convert(a, 'timestamp'), ...(ntz ? { ntz: true as const } : {}) };
         });
       }
     }

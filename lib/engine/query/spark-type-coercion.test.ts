@@ -76,6 +76,7 @@ const CASES: [string, string][] = [
   // ifCoercion.sql, caseWhenCoercion.sql: a DATE beside a TIMESTAMP is a TIMESTAMP, its midnight (findTightestCommonType).
   ...['IF(true, ', 'coalesce(', 'nvl(', 'nvl2(1, '].map((f): [string, string] => [`${f}cast('2017-12-12 09:30:00' as date), cast('2017-12-11 09:30:00.0' as timestamp))`, '2017-12-12 00:00:00']),
   ["CASE WHEN true THEN cast('2017-12-12 09:30:00' as date) ELSE cast('2017-12-11 09:30:00.0' as timestamp) END", '2017-12-12 00:00:00'],
+  ["coalesce(date'2020-01-02', timestamp_ntz'2020-01-01 00:00:00')", '2020-01-02 00:00:00'], ["typeof(if(true, date'2020-01-02', timestamp_ntz'2020-01-01 00:00:00'))", 'timestamp_ntz'],
   // promoteStrings.sql: a string beside a TIMESTAMP or DATE in arithmetic.
   [`'1' + ${OTHERS[2]}`, ERROR], [`'1' + ${OTHERS[3]}`, ERROR], [`'1' - ${OTHERS[2]}`, ERROR], [`'1' - ${OTHERS[3]}`, 'NULL'],
   ["'2017-12-12' - cast('2017-12-11' as date)", 'INTERVAL \'1\' DAY'], ["'x' - cast('2017-12-11' as date)", 'NULL'],
