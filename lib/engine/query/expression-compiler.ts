@@ -1091,6 +1091,16 @@ class ExpressionCompiler implements LambdaCompiler {
       if (lt.type === 'date' && ((e.op === '-' && rt.type === 'timestamp') || timeOf(rt))) l = this.castOperand(e, e.left, l, { type: 'timestamp', ...(rt.ntz ? { ntz: true as const } : {}) });
       if (rt.type === 'date' && ((e.op === '-' && lt.type === 'timestamp') || (e.op === '+' && timeOf(lt)))) r = this.castOperand(e, e.right, r, { type: 'timestamp', ...(lt.ntz ? { ntz: true as const } : {}) });
     }
+    // …and a string plus or minus a day-time interval is CAST(TimeAdd(CAST(s AS TIMESTAMP), i) AS
+    // STRING): the time the string names, moved, as text ('2017-12-11' + INTERVAL 2 DAY is
+    // '2017-12-13 00:00:00').
+    const stringFirst = l.type === 'string' && r.type === 'day_time_interval';
+    if ((e.op === '+' && (stringFirst || (l.type === 'day_time_interval' && r.type === 'string'))) || (e.op === '-' && stringFirst)) {
+      const [text, interval] = stringFirst ? [e.left, e.right] : [e.right, e.left];
+      const moved: Expr = { kind: 'binary', op: e.op, left: implicitCastExpr(text, { type: 'timestamp' }), right: interval, ...(e.pos ? { pos: e.pos } : {}) };
+      const { dataType: _type, ...asText } = implicitCastExpr(moved, { type: 'string' });
+      return this.compile(asText);
+    }
     if ((e.op === '*' || e.op === '/') && (isInterval(l.type) || isInterval(r.type))) {
       // Spark's MultiplyDTInterval, DivideYMInterval …: a string or a NULL scaling an interval is
       // read as a DOUBLE (ImplicitTypeCasts); nothing is divided by an interval.

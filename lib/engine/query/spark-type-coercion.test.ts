@@ -112,6 +112,10 @@ const CASES: [string, string][] = [
   ["cast('2017-12-11' as date) - cast('2017-12-10 12:00:00' as timestamp)", "INTERVAL '0 12:00:00' DAY TO SECOND"],
   ["cast('2017-12-11 09:30:00' as timestamp) - cast('2017-12-11' as date)", "INTERVAL '0 09:30:00' DAY TO SECOND"],
   ["cast('2017-12-11' as date) + interval '1' hour", '2017-12-11 01:00:00'], ["cast('2017-12-11' as date) - interval '2' day", '2017-12-09'],
+  // dateTimeOperations.sql: a string plus or minus a day-time interval is the time it names, moved, as a STRING; a number or a BOOLEAN is refused.
+  ["cast('2017-12-11' as string) + interval 2 day", '2017-12-13 00:00:00'], ["cast('2017-12-11 09:30:00' as string) - interval 2 day", '2017-12-09 09:30:00'],
+  ["interval 2 day + cast('2017-12-11 09:30:00' as string)", '2017-12-13 09:30:00'], ["'x' + interval 2 day", 'NULL'],
+  ['cast(1 as int) + interval 2 day', ERROR], ['cast(1 as boolean) - interval 2 day', ERROR], ["cast('2017-12-11 09:30:00' as date) + interval 2 day", '2017-12-13'],
   // array_contains reads its value as the elements' type (findWiderTypeWithoutStringPromotion).
   ['array_contains(array(cast(1 as bigint), 2L), cast(1 as int))', 'true'], ['array_contains(array(1.50, 2.25), 1.5)', 'true'],
   ['array_contains(array(1.0D, 2.0D), cast(1 as float))', 'true'], ['array_contains(array(cast(1 as decimal(10, 2))), cast(1 as tinyint))', 'true'],
