@@ -226,7 +226,10 @@ export const HASH_FUNCTIONS: Record<string, FunctionDef> = {
   sha1: digest('sha1'),
   sha: digest('sha1'),
   sha2: {
-    min: 2, max: 2, type: (a) => (isBytes(a[0]) && (a[1] === 'long' || a[1] === 'null') ? 'string' : 'takes (string or binary, bit length)'),
+    // Spark's inputTypes (BINARY, INT): a bit length written as a string or a fraction is cast to
+    // an INT (sha2(s, '256'); text that is no number NULL, so the digest NULL).
+    min: 2, max: 2, inputTypes: ([, bits]) => [undefined, bits && ['string', 'double', 'decimal'].includes(bits.type) ? { type: 'long', integral: 32 } : undefined],
+    type: (a) => (isBytes(a[0]) && (a[1] === 'long' || a[1] === 'null') ? 'string' : 'takes (string or binary, bit length)'),
     impl: ([v, bits], _c, t) => {
       const algorithm = SHA2[bits as number];
       return algorithm === undefined ? null : createHash(algorithm).update(bytesOf(v, t[0])).digest('hex');

@@ -76,6 +76,10 @@ describe('md5, sha1, sha2 and crc32', () => {
     expect(run('sha2(s, NULL)')).toBeNull();
     expect(run('sha2(s, 100)')).toBeNull();
     expect(run('sha2(s, 224)')).toHaveLength(56);
+    // A bit length written as text or a fraction is cast to an INT (stringCastAndExpressions.sql: sha2(a, a) of 'aa' is NULL).
+    expect(run("sha2(s, '256')")).toBe(run("sha2('Spark', 256)"));
+    expect(run('sha2(s, 256.0)')).toBe(run("sha2('Spark', 256)"));
+    expect(run('sha2(s, s)')).toBeNull();
     expect(run('sha2(s, 512)')).toHaveLength(128);
   });
 });
