@@ -1139,8 +1139,13 @@ class ExpressionCompiler implements LambdaCompiler {
       const wrong = isNum(l.type) ? r : l;
       // Beside a date, timestamp or interval Spark has rewritten the operator (date_add, TimeAdd,
       // DateAddYMInterval …) before it checks the operands: its refusal is that function's.
-      const datetime = [l, r].some((x) => x.type === 'date' || x.type === 'timestamp' || x.type === 'day_time_interval' || x.type === 'year_month_interval');
-      this.mismatch(e, datetime ? 'UNEXPECTED_INPUT_TYPE' : 'BINARY_OP_WRONG_TYPE', `the binary operator requires the input type "NUMERIC", not "${typeText(wrong)}".`, `Operator ${e.op} needs numbers, got ${l.type} and ${r.type}${hint}.`);
+      // (`+` of a TIMESTAMP, `*`, `/` and `%` are not rewritten.)
+      const datetime = (e.op === '+' || e.op === '-') && [l, r].some((x) => x.type === 'date' || (x.type === 'timestamp' && e.op === '-') || isInterval(x.type));
+      const todo = `Operator ${e.op} needs numbers, got ${l.type} and ${r.type}${hint}.`;
+      if (datetime) this.mismatch(e, 'UNEXPECTED_INPUT_TYPE', `the binary operator requires the input type "NUMERIC", not "${typeText(wrong)}".`, todo);
+      // Spark's BinaryOperator checks that both operands have one type before it checks that type.
+      if (typeText(l) !== typeText(r)) this.mismatch(e, 'BINARY_OP_DIFF_TYPES', `the left and right operands of the binary operator have incompatible types ("${typeText(l)}" and "${typeText(r)}").`, todo);
+      this.mismatch(e, 'BINARY_OP_WRONG_TYPE', `the binary operator requires the input type "NUMERIC", not "${typeText(wrong)}".`, todo);
     }
     // What each operand is read as, written into the plan as an implicit cast.
     const readAs = (lt: TypeInfo, rt = lt) => {

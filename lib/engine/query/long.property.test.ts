@@ -220,7 +220,12 @@ describe("type errors carry Spark's DATATYPE_MISMATCH classes", () => {
       errorClass: 'DATATYPE_MISMATCH.BINARY_OP_DIFF_TYPES',
       message: expect.stringMatching(/^Cannot resolve ".*" due to data type mismatch: the left and right operands of the binary operator have incompatible types \("BIGINT" and "BINARY"\)\. Cannot compare long with binary/),
     });
+    // Spark's BinaryOperator checks that the operands have one type, then that type.
     expect(refusal("SELECT id + array(1) AS x FROM events")).toMatchObject({
+      errorClass: 'DATATYPE_MISMATCH.BINARY_OP_DIFF_TYPES',
+      message: expect.stringMatching(/incompatible types \("BIGINT" and "ARRAY<INT>"\)\. Operator \+ needs numbers/),
+    });
+    expect(refusal("SELECT array(1) + array(2) AS x FROM events")).toMatchObject({
       errorClass: 'DATATYPE_MISMATCH.BINARY_OP_WRONG_TYPE',
       message: expect.stringMatching(/requires the input type "NUMERIC", not "ARRAY<INT>"\. Operator \+ needs numbers/),
     });

@@ -142,6 +142,15 @@ async function weirPrints(expr: string): Promise<string> {
 }
 
 describe("Spark's string promotion (ANSI off)", () => {
+  it('refuses arithmetic on operands of two types with BINARY_OP_DIFF_TYPES, as Spark (division.sql, promoteStrings.sql)', async () => {
+    for (const o of OTHERS) {
+      for (const q of [`cast(1 as tinyint) / ${o}`, `cast(1 as decimal(10, 0)) * ${o}`, `cast(1 as int) % ${o}`]) {
+        expect((await weirAnswer(`SELECT ${q}`)).output, q).toBe('error DATATYPE_MISMATCH.BINARY_OP_DIFF_TYPES');
+      }
+    }
+    expect((await weirAnswer("SELECT '1' + cast(1 as boolean)")).output).toBe('error DATATYPE_MISMATCH.BINARY_OP_DIFF_TYPES');
+    expect((await weirAnswer('SELECT true + false')).output).toBe('error DATATYPE_MISMATCH.BINARY_OP_WRONG_TYPE');
+  });
   it('refuses values of no common type with DATA_DIFF_TYPES, as Spark (ifCoercion.sql, caseWhenCoercion.sql)', async () => {
     for (const q of ["IF(true, cast(1 as tinyint), cast('2' as binary))", "CASE WHEN true THEN cast(1 as int) ELSE cast(2 as boolean) END", 'coalesce(1, true)', 'nvl2(1, 2, true)', "greatest(1, '2')"]) {
       expect((await weirAnswer(`SELECT ${q}`)).output, q).toBe('error DATATYPE_MISMATCH.DATA_DIFF_TYPES');
