@@ -4,7 +4,8 @@
  * conversions between it and a schema Field (a column, a struct field, an array element).
  */
 import type { Field, Schema } from '../types';
-import { MAX_PRECISION, type DecimalType } from './decimal';
+import { LONG_DECIMAL, literalDecimalType, MAX_PRECISION, type DecimalType } from './decimal';
+import type { Expr } from './expression';
 import { fullRange, intervalTypeText, type IntervalFields } from './interval-utils';
 import { INTEGRAL_BITS, INTEGRAL_NAMES, widerWidth, type IntegralBits } from './long';
 import type { ExprType } from './sql-values';
@@ -308,4 +309,20 @@ export function integralWidth(l: TypeInfo, r: TypeInfo): IntegralBits | undefine
  */
 export function widensToFloat(ts: TypeInfo[]): boolean {
   return ts.some((t) => t.float32) && ts.every((t) => t.float32 || t.type === 'long' || t.type === 'null');
+}
+
+/** The decimal each narrower integral type widens to (Spark's DecimalType.forType). */
+const INTEGRAL_DECIMAL: Record<IntegralBits, DecimalType> = { 8: { precision: 3, scale: 0 }, 16: { precision: 5, scale: 0 }, 32: { precision: 10, scale: 0 } };
+
+/**
+ * The decimal type an operand has in decimal arithmetic: a decimal's own; an integer literal's
+ * digits (Spark picks the minimum precision for a literal), a BIGINT's DECIMAL(20,0); none for others.
+ */
+export function decimalOperand(c: TypeInfo, e: Expr, literalMinimum = true): DecimalType | undefined {
+  if (c.type === 'decimal') return c.decimal;
+  if (c.type !== 'long') return undefined;
+  // Outside arithmetic and comparisons a literal keeps its integer type (Spark's
+  // DecimalType.forType): `1` (an INT) is DECIMAL(10,0), `1Y` DECIMAL(3,0), `1L` DECIMAL(20,0).
+  if (literalMinimum && e.kind === 'literal' && typeof e.value === 'number') return literalDecimalType(e.value);
+  return c.integral ? INTEGRAL_DECIMAL[c.integral] : LONG_DECIMAL;
 }

@@ -12,7 +12,7 @@ import { boundScalarSubqueryResults } from './scalar-subquery-results';
 import { sqlFunctionCatalog } from './function-catalog';
 import { levenshtein } from './string-functions';
 import type { Field, Schema } from '../types';
-import { elementOf, fieldOfType, integralWidth, sameType, typeOfField, typeText, widensToFloat, type TypeInfo } from './data-types';
+import { decimalOperand, elementOf, fieldOfType, integralWidth, sameType, typeOfField, typeText, widensToFloat, type TypeInfo } from './data-types';
 import { GENERATORS } from './generators';
 import type { CompiledLambda, LambdaCompiler } from './higher-order-functions';
 import { FUNCTION_REGISTRY } from './function-registry';
@@ -30,7 +30,7 @@ import { canCast, castIntegral, castValue, isInterval, isNumeric, unifyTypes, wi
 import { fitsInteger } from './cast-functions';
 import { parseTimestampLiteral } from './expression-builder';
 import {
-  arithmetic, formatDecimal, LONG_DECIMAL, literalDecimalType, pow10, rescale, resultType, toPrecision, widerDecimalType,
+  arithmetic, formatDecimal, pow10, rescale, resultType, toPrecision, widerDecimalType,
   type DecimalOp, type DecimalType,
 } from './decimal';
 import { checkStringLength } from './value-limits';
@@ -43,24 +43,10 @@ import {
 } from './long';
 
 
-/**
- * The decimal type an operand has in decimal arithmetic: a decimal's own; an integer literal's
- * digits (Spark picks the minimum precision for a literal), a BIGINT's DECIMAL(20,0); none for others.
- */
-function decimalOperand(c: CompiledExpr, e: Expr, literalMinimum = true): DecimalType | undefined {
-  if (c.type === 'decimal') return c.decimal;
-  if (c.type !== 'long') return undefined;
-  // Outside arithmetic and comparisons a literal keeps its integer type (Spark's
-  // DecimalType.forType): `1` (an INT) is DECIMAL(10,0), `1Y` DECIMAL(3,0), `1L` DECIMAL(20,0).
-  if (literalMinimum && e.kind === 'literal' && typeof e.value === 'number') return literalDecimalType(e.value);
-  return c.integral ? INTEGRAL_DECIMAL[c.integral] : LONG_DECIMAL;
-}
 
 /** Spark's class of a call with too few or too many arguments. */
 const WRONG_NUM_ARGS = 'WRONG_NUM_ARGS.WITHOUT_SUGGESTION';
 
-/** The decimal each narrower integral type widens to (Spark's DecimalType.forType). */
-const INTEGRAL_DECIMAL: Record<IntegralBits, DecimalType> = { 8: { precision: 3, scale: 0 }, 16: { precision: 5, scale: 0 }, 32: { precision: 10, scale: 0 } };
 
 /**
  * Whether values of these types widen to a TIMESTAMP_NTZ: one beside others, DATEs and NULLs

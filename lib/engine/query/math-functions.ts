@@ -13,9 +13,9 @@ import { isStr, nums, unified } from './function-args';
 import type { CompiledExpr, FunctionDef } from './function-types';
 import { isNumeric } from './sql-values';
 import { bigOf, LONG_MAX, LONG_MIN, narrowArithmeticOrNull, toLong, wrapToWidth, type IntegralBits, type Long } from './long';
-import { integralWidth, widensToFloat, type TypeInfo } from './data-types';
+import { decimalOperand, integralWidth, widensToFloat, type TypeInfo } from './data-types';
 import { nullSafeBinary, nullSafeUnary } from './datetime-arithmetic';
-import { bounded, decimalFromDouble, decimalFromLong, LONG_DECIMAL, pow10, type DecimalType } from './decimal';
+import { bounded, decimalFromDouble, decimalFromLong, LONG_DECIMAL, pow10, rescale, resultType, toPrecision, type DecimalType } from './decimal';
 import { asFloat } from './float';
 import { SqlValidationError } from './sql-error';
 import { compareValues } from './ordering';
@@ -317,10 +317,31 @@ function pmodIntegral(bits: IntegralBits | undefined, a: Long, n: Long): Long | 
   return wrapToWidth(bits, ((bits === 32 ? (r + y) | 0 : r + y) % y) + 0);
 }
 
-/** pmod of integers (exact, of the wider one's width) and of FLOATs (a FLOAT). */
-const pmodTyped: FunctionDef['typed'] = (_e, args) => {
+/**
+ * pmod of integers (exact, of the wider one's width), of FLOATs (a FLOAT), and of a decimal and
+ * a decimal, an integer or NULL (Spark's DecimalPrecision: Remainder's type, pmod(1Y, 1BD) a
+ * DECIMAL(3,0), NULL where the result does not fit it).
+ */
+const pmodTyped: FunctionDef['typed'] = (e, args) => {
   const [x, y] = args;
   if (args.length !== 2) return undefined;
+  const [xd, yd] = [decimalOperand(x, e.args[0]), decimalOperand(y, e.args[1])];
+  if ((x.type === 'decimal' || y.type === 'decimal') && (xd || x.type === 'null') && (yd || y.type === 'null')) {
+    const [xt, yt] = [(xd ?? yd)!, (yd ?? xd)!];
+    const t = resultType('%', xt, yt);
+    const s = Math.max(xt.scale, yt.scale);
+    const asDecimal = (c: CompiledExpr, d: DecimalType) => (c.type === 'long' ? (v: Long) => decimalFromLong(v, d)! : (v: unknown) => v as bigint);
+    const [xv, yv] = [asDecimal(x, xt), asDecimal(y, yt)];
+    return {
+      ...nullSafeBinary({ type: 'decimal' }, x, y, (a, b) => {
+        const n = rescale(yv(b as Long), yt.scale, s);
+        if (n === 0n) return null;
+        const m = rescale(xv(a as Long), xt.scale, s) % n;
+        return toPrecision(m < 0n ? (m + n) % n : m, s, t);
+      }),
+      decimal: t,
+    };
+  }
   if (isIntegral(x) && isIntegral(y)) {
     const bits = integralWidth(x, y);
     return { ...nullSafeBinary({ type: 'long' }, x, y, (a, b) => pmodIntegral(bits, a as Long, b as Long)), ...(bits ? { integral: bits } : {}) };

@@ -82,6 +82,10 @@ const CASES: [string, string][] = [
   ["'2017-12-12' - cast('2017-12-11' as date)", 'INTERVAL \'1\' DAY'], ["'x' - cast('2017-12-11' as date)", 'NULL'],
   // promoteStrings.sql: pmod of a string is a DOUBLE's; a function taking a number casts a string to a DOUBLE (ImplicitTypeCasts, PromoteStrings' Abs).
   ...NUMBERS.map((n): [string, string] => [`pmod('1', ${n})`, '0.0']),
+  // decimalPrecision.sql: pmod of a decimal and an integer or a decimal is Remainder's decimal (DecimalPrecision), NULL where it does not fit.
+  ['pmod(cast(1 as tinyint), cast(1 as decimal(10, 0)))', '0'], ['pmod(cast(1 as decimal(20, 0)), cast(1 as bigint))', '0'],
+  ['pmod(-7.5, 2)', '0.5'], ['pmod(7.5, -2)', '1.5'], ['pmod(-10.25, 3.1)', '2.15'], ['pmod(1.5, 0)', 'NULL'],
+  ['pmod(cast(-1 as decimal(1, 0)), cast(100 as decimal(3, 0)))', 'NULL'], ['pmod(cast(1 as decimal(10, 0)), cast(1 as double))', '0.0'],
   ["abs('-1')", '1.0'], ["sqrt('4')", '2.0'], ["ln('x')", 'NULL'], ["round('2.5')", '3.0'], ["bin('3')", '11'], ["hex('17')", '3137'],
   // binaryComparison.sql: a string beside a BINARY is cast to BINARY, whose bytes compare unsigned, the shorter first.
   ...([['=', 'false', 'false'], ['>', 'true', 'false'], ['>=', 'true', 'false'], ['<', 'false', 'true'], ['<=', 'false', 'true'], ['<>', 'true', 'true']] as const).flatMap(([op, l, r]): [string, string][] => [
@@ -150,6 +154,8 @@ describe("Spark's string promotion (ANSI off)", () => {
     }
     expect((await weirAnswer("SELECT '1' + cast(1 as boolean)")).output).toBe('error DATATYPE_MISMATCH.BINARY_OP_DIFF_TYPES');
     expect((await weirAnswer('SELECT true + false')).output).toBe('error DATATYPE_MISMATCH.BINARY_OP_WRONG_TYPE');
+    // A decimal pmod's type: Remainder's (min(p1 - s1, p2 - s2) + max(s1, s2), max(s1, s2)).
+    expect((await weirAnswer('SELECT pmod(-10.25, 3.1)')).schema?.[0]).toMatchObject({ type: 'decimal', precision: 3, scale: 2 });
   });
   it('refuses values of no common type with DATA_DIFF_TYPES, as Spark (ifCoercion.sql, caseWhenCoercion.sql)', async () => {
     for (const q of ["IF(true, cast(1 as tinyint), cast('2' as binary))", "CASE WHEN true THEN cast(1 as int) ELSE cast(2 as boolean) END", 'coalesce(1, true)', 'nvl2(1, 2, true)', "greatest(1, '2')"]) {
