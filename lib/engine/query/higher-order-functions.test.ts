@@ -107,6 +107,9 @@ const EXAMPLES: [string, unknown][] = [
   // map_zip_with: {1:"ax",2:"by"} · {"a":1,"b":5,"c":4}
   ["map_zip_with(map(1, 'a', 2, 'b'), map(1, 'x', 2, 'y'), (k, v1, v2) -> concat(v1, v2))", { 1: 'ax', 2: 'by' }],
   ["map_zip_with(map('a', 1, 'b', 2), map('b', 3, 'c', 4), (k, v1, v2) -> coalesce(v1, 0) + coalesce(v2, 0))", { a: 1, b: 5, c: 4 }],
+  // Keys of two integer types: the wider (mapZipWith.sql: a TINYINT map with a SMALLINT map).
+  ["map_zip_with(map(cast(1 as tinyint), 'a'), map(cast(1 as smallint), 'b', cast(2 as smallint), 'c'), (k, v1, v2) -> concat(v1, v2))", { 1: 'ab', 2: null }],
+  ["map_keys(map_zip_with(map(1, 'a'), map(2L, 'b'), (k, v1, v2) -> v1))", [1, 2]],
 ];
 
 // [expression over `nested`, Spark's rows in id order] (higher-order-functions.sql.out)
@@ -273,6 +276,7 @@ describe("Spark's errors", () => {
     refused("array_sort(ys, (l, r) -> 'a')", 'DATATYPE_MISMATCH.UNEXPECTED_RETURN_TYPE');
     refused("array_sort(array(map('a', 1)))", 'DATATYPE_MISMATCH.INVALID_ORDERING_TYPE');
     refused("map_zip_with(m, map(1, 2), (k, a, b) -> a)", 'DATATYPE_MISMATCH.MAP_ZIP_WITH_DIFF_TYPES');
+    refused("map_zip_with(map(1.0, 'a'), map(1, 'b'), (k, a, b) -> a)", 'DATATYPE_MISMATCH.MAP_ZIP_WITH_DIFF_TYPES');
     refused('transform(ys)');
     refused('aggregate(ys, 0, (a, y) -> a, a -> a, a -> a)');
   });

@@ -20,7 +20,7 @@
 import { RecordExpressionError } from '../errors';
 import { compareValues } from './ordering';
 import { buildMap } from './map-functions';
-import { fieldOfType, isOrderable, sameType, typeOfField, typeText, type TypeInfo } from './data-types';
+import { fieldOfType, integralWidth, isOrderable, sameType, typeOfField, typeText, type TypeInfo } from './data-types';
 import type { CallCompiler, CompiledExpr, EvalContext, Evaluator } from './function-types';
 import { exprToString, type Expr } from './expression';
 import { castValue } from './sql-values';
@@ -390,10 +390,18 @@ export const HIGHER_ORDER_FUNCTIONS: Record<string, HigherOrderFunctionDef> = {
     compile: (e, c) => {
       const left = mapArg(c, e, 0);
       const right = mapArg(c, e, 1);
+      let key = left.map.type === 'map' ? left.key : right.key;
+      let keyType = left.map.type === 'map' ? left.map.keyType : right.map.type === 'map' ? right.map.keyType : { name: 'key', type: 'string' as const, nullable: false };
       if (left.map.type === 'map' && right.map.type === 'map' && !sameType(left.key, right.key)) {
-        c.mismatch(e, 'MAP_ZIP_WITH_DIFF_TYPES', `Input to the \`map_zip_with\` should have been two maps with compatible key types, but it's ["${typeText(left.key)}", "${typeText(right.key)}"].`, 'CAST the keys of one map to the key type of the other (Weir does not widen them).');
+        // Spark's findTightestCommonType of the keys: integers of two widths are the wider (a
+        // map's entries are keyed by their text, the same in either); any other pair is refused.
+        if (left.key.type !== 'long' || right.key.type !== 'long') {
+          c.mismatch(e, 'MAP_ZIP_WITH_DIFF_TYPES', `Input to the \`map_zip_with\` should have been two maps with compatible key types, but it's ["${typeText(left.key)}", "${typeText(right.key)}"].`, 'CAST the keys of one map to the key type of the other.');
+        }
+        const bits = integralWidth(left.key, right.key);
+        key = { type: 'long', ...(bits ? { integral: bits } : {}) };
+        keyType = fieldOfType('key', key, false);
       }
-      const key = left.map.type === 'map' ? left.key : right.key;
       const f = c.lambda(e.args[2], [key, left.value, right.value]);
       const [k, v1, v2] = f.vars;
       const body = f.body;
@@ -401,7 +409,7 @@ export const HIGHER_ORDER_FUNCTIONS: Record<string, HigherOrderFunctionDef> = {
       const getR = right.map.eval;
       return {
         type: 'map',
-        keyType: left.map.type === 'map' ? left.map.keyType : right.map.type === 'map' ? right.map.keyType : { name: 'key', type: 'string', nullable: false },
+        keyType,
         valueType: fieldOfType('value', f),
         eval: (row, ctx) => {
           const m1 = getL(row, ctx) as Record<string, unknown> | null;
