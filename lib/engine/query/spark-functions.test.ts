@@ -316,6 +316,8 @@ const EXAMPLES: [string, unknown][] = [
   ["elt(1, 'scala', 'java')", 'scala'],
   ["elt(3, 'scala', 'java')", null],
   ["elt(2, 'a', 1)", '1'],
+  // The index is an INT (Spark's inputTypes): written as text or a fraction it is cast to one.
+  ["elt('1', 'scala', 'java')", 'scala'], ["elt(2.7, 'scala', 'java')", 'java'], ["elt('x', 'scala', 'java')", null],
   ["overlay('Spark SQL', '_', 6)", 'Spark_SQL'],
   ["overlay('Spark SQL', 'CORE', 7)", 'Spark CORE'],
   ["overlay('Spark SQL', 'ANSI ', 7, 0)", 'Spark ANSI SQL'],

@@ -404,6 +404,8 @@ export const STRING_FUNCTIONS: Record<string, FunctionDef> = {
   // The n-th value (1-based) as a string, as Spark casts elt's values; NULL out of range (ANSI off).
   elt: {
     min: 2, max: 64, nullIntolerant: false,
+    // Spark's inputTypes (INT, then strings or binaries): an index written as text or a fraction is cast to an INT.
+    inputTypes: ([n]) => [n && ['string', 'double', 'decimal'].includes(n.type) ? { type: 'long', integral: 32 } : undefined],
     type: (a) => (!isInt(a[0]) ? 'elt() takes (index, value, value, …)' : a.slice(1).every((t) => t === 'binary' || t === 'null') && a.slice(1).includes('binary') ? 'binary' : a.slice(1).some((t) => t === 'array' || t === 'map' || t === 'struct') ? 'elt() takes string values' : 'string'),
     impl: ([n, ...vs], _c, t) => {
       if (n === null) return null;
