@@ -430,7 +430,9 @@ ARRAY_FUNCTIONS.cardinality = ARRAY_FUNCTIONS.size;
  * strings they are string functions): Spark's Concat and Reverse, NULL when an argument is.
  */
 export const CONCAT_ARRAYS: CollectionFunctionDef = {
-  min: 1, max: 64,
+  // Spark's ConcatCoercion: arrays of two element types are cast to the wider (findWiderCommonType,
+  // a STRING beside a DATE or a number a STRING).
+  min: 1, max: 64, widenArgs: true,
   type: (a) => a.slice(1).reduce<TypeInfo | string>((t, b) => (typeof t === 'string' ? t : twoArrays('concat()', t, b)), isArr(a[0]) ? a[0] : `concat() takes strings, or arrays of one element type, got ${typeText(a[0])}`),
   impl: (args) => {
     const n = args.reduce((s: number, x) => s + (x as unknown[]).length, 0);

@@ -112,6 +112,11 @@ const CASES: [string, string][] = [
   // || casts a non-string operand to STRING (concat.sql): its text as CAST(… AS STRING) gives it.
   ["cast(1 as int) || 'a'", '1a'], ["cast(1.5 as float) || 'x'", '1.5x'], ["true || 'x'", 'truex'], ["cast('2017-12-11' as date) || 'x'", '2017-12-11x'],
   ["1.50 || ''", '1.50'], ["NULL || 'a'", 'NULL'], ["cast(1 as double) || cast(2 as bigint)", '1.02'],
+  // concat.sql: || of arrays of two element types is of the wider (ConcatCoercion: findWiderCommonType).
+  ['typeof(array(2Y, 1Y) || array(3S, 4S))', 'array<smallint>'], ['typeof(array(2, 1) || array(3L, 4L))', 'array<bigint>'],
+  ['array(2L, 1L) || array(9223372036854775808, 9223372036854775809)', '[2,1,9223372036854775808,9223372036854775809]'],
+  ['typeof(array(2.0D, 1.0D) || array(float(3.0), float(4.0)))', 'array<double>'],
+  ["array('a', 'b') || array(date '2016-03-12', date '2016-03-11')", '["a","b","2016-03-12","2016-03-11"]'], ["array('a', 'b') || array(3, 4)", '["a","b","3","4"]'],
   // A DATE beside a TIMESTAMP subtracted, or plus a day-time interval with a time part, is cast to a TIMESTAMP (its midnight).
   ["cast('2017-12-11' as date) - cast('2017-12-10 12:00:00' as timestamp)", "INTERVAL '0 12:00:00' DAY TO SECOND"],
   ["cast('2017-12-11 09:30:00' as timestamp) - cast('2017-12-11' as date)", "INTERVAL '0 09:30:00' DAY TO SECOND"],
