@@ -14,7 +14,7 @@ import { encodeKey } from '../state/state-value-codec';
 import { joinChecked } from './function-args';
 import type { CollectionFunctionDef } from './function-types';
 import { keyText } from './map-functions';
-import { elementOf, isOrderable, sameType, typeOfField, typeText, type TypeInfo } from './data-types';
+import { elementOf, integralWidth, isOrderable, sameType, typeOfField, typeText, type TypeInfo } from './data-types';
 import { compareValues, sqlEquals } from './ordering';
 import { castValue, isNumeric } from './sql-values';
 import { dateAddMonths, MICROS_PER_DAY, timestampAddMicros, timestampAddMonths } from './interval-utils';
@@ -76,6 +76,13 @@ function twoArrays(fn: string, a: TypeInfo, b: TypeInfo): TypeInfo | string {
     return `${fn} takes two arrays of one element type, got ${typeText(a)} and ${typeText(b)}; CAST one to the other's type`;
   }
   const [ea, eb] = [elem(a), elem(b)];
+  // Spark's findTightestCommonType of the elements: integers of two widths are the wider, a FLOAT
+  // beside a DOUBLE a DOUBLE (the values are the same in either).
+  if (ea.type === 'long' && eb.type === 'long' && ea.integral !== eb.integral) {
+    const bits = integralWidth(ea, eb);
+    return { type: 'array', elementType: elementOf({ type: 'long', ...(bits ? { integral: bits } : {}) }) };
+  }
+  if (ea.type === 'double' && eb.type === 'double' && ea.float32 !== eb.float32) return { type: 'array', elementType: elementOf({ type: 'double' }) };
   const wider = ea.type === 'null' || eb.type === 'double' ? b : a;
   return wider.type === 'array' && elem(wider).type !== 'null' ? wider : { type: 'array', elementType: elementOf({ type: 'string' }) };
 }

@@ -117,6 +117,9 @@ const CASES: [string, string][] = [
   ['array(2L, 1L) || array(9223372036854775808, 9223372036854775809)', '[2,1,9223372036854775808,9223372036854775809]'],
   ['typeof(array(2.0D, 1.0D) || array(float(3.0), float(4.0)))', 'array<double>'],
   ["array('a', 'b') || array(date '2016-03-12', date '2016-03-11')", '["a","b","2016-03-12","2016-03-11"]'], ["array('a', 'b') || array(3, 4)", '["a","b","3","4"]'],
+  // array_union, array_intersect, array_except of two element types: of their tightest common type (BinaryArrayExpressionWithImplicitCast).
+  ['typeof(array_union(array(1Y), array(2S)))', 'array<smallint>'], ['typeof(array_except(array(1, 2), array(1L)))', 'array<bigint>'],
+  ['array_intersect(array(1.0D), array(float(1.0)))', '[1.0]'], ['array_union(array(float(0.1)), array(0.2D))', '[0.10000000149011612,0.2]'],
   // A DATE beside a TIMESTAMP subtracted, or plus a day-time interval with a time part, is cast to a TIMESTAMP (its midnight).
   ["cast('2017-12-11' as date) - cast('2017-12-10 12:00:00' as timestamp)", "INTERVAL '0 12:00:00' DAY TO SECOND"],
   ["cast('2017-12-11 09:30:00' as timestamp) - cast('2017-12-11' as date)", "INTERVAL '0 09:30:00' DAY TO SECOND"],
