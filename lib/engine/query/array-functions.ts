@@ -70,10 +70,10 @@ function arrayAndElement(fn: string, arr: TypeInfo, v: TypeInfo): TypeInfo | str
 }
 
 /** Two arrays of one element type (either may be NULL-typed). */
-function twoArrays(fn: string, a: TypeInfo, b: TypeInfo): TypeInfo | string {
+function twoArrays(fn: string, a: TypeInfo, b: TypeInfo, diffTypes = 'BINARY_ARRAY_DIFF_TYPES'): TypeInfo | string {
   if (!isArr(a) || !isArr(b)) return `${fn} takes two arrays, got ${typeText(a)} and ${typeText(b)}`;
   if (a.type === 'array' && b.type === 'array' && !fits(elem(a), elem(b)) && !fits(elem(b), elem(a))) {
-    return `${fn} takes two arrays of one element type, got ${typeText(a)} and ${typeText(b)}; CAST one to the other's type`;
+    return `${fn} takes two arrays of one element type, got ${typeText(a)} and ${typeText(b)}; CAST one to the other's type (DATATYPE_MISMATCH.${diffTypes})`;
   }
   const [ea, eb] = [elem(a), elem(b)];
   // Spark's findTightestCommonType of the elements: integers of two widths are the wider, a FLOAT
@@ -440,7 +440,7 @@ export const CONCAT_ARRAYS: CollectionFunctionDef = {
   // Spark's ConcatCoercion: arrays of two element types are cast to the wider (findWiderCommonType,
   // a STRING beside a DATE or a number a STRING).
   min: 1, max: 64, widenArgs: true,
-  type: (a) => a.slice(1).reduce<TypeInfo | string>((t, b) => (typeof t === 'string' ? t : twoArrays('concat()', t, b)), isArr(a[0]) ? a[0] : `concat() takes strings, or arrays of one element type, got ${typeText(a[0])}`),
+  type: (a) => a.slice(1).reduce<TypeInfo | string>((t, b) => (typeof t === 'string' ? t : twoArrays('concat()', t, b, 'DATA_DIFF_TYPES')), isArr(a[0]) ? a[0] : `concat() takes strings, or arrays of one element type, got ${typeText(a[0])}`),
   impl: (args) => {
     const n = args.reduce((s: number, x) => s + (x as unknown[]).length, 0);
     checkLength('concat()', n);

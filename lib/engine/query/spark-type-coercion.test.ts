@@ -162,6 +162,11 @@ describe("Spark's string promotion (ANSI off)", () => {
     }
     expect((await weirAnswer("SELECT '1' + cast(1 as boolean)")).output).toBe('error DATATYPE_MISMATCH.BINARY_OP_DIFF_TYPES');
     expect((await weirAnswer('SELECT true + false')).output).toBe('error DATATYPE_MISMATCH.BINARY_OP_WRONG_TYPE');
+    // Arrays of element types with no tightest common type (array set operations) or no wider one (concat).
+    for (const q of ['array_union(array(1.5), array(2L))', "array_except(array('a'), array(1))", "arrays_overlap(array('a'), array(1))"]) {
+      expect((await weirAnswer(`SELECT ${q}`)).output, q).toBe('error DATATYPE_MISMATCH.BINARY_ARRAY_DIFF_TYPES');
+    }
+    expect((await weirAnswer("SELECT array(1) || array(x'01')")).output).toBe('error DATATYPE_MISMATCH.DATA_DIFF_TYPES');
     // A decimal pmod's type: Remainder's (min(p1 - s1, p2 - s2) + max(s1, s2), max(s1, s2)).
     expect((await weirAnswer('SELECT pmod(-10.25, 3.1)')).schema?.[0]).toMatchObject({ type: 'decimal', precision: 3, scale: 2 });
   });
