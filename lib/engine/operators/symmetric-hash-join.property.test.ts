@@ -172,4 +172,23 @@ describe('stream-stream join, batch by batch', () => {
     expect(p.numRowsTotal).toBe(2);
     expect(p.customMetrics).toMatchObject({ leftBufferedRows: 1, rightBufferedRows: 1 });
   });
+
+  it('reports each side\'s state apart: rows, rows evicted, and memory, which add up to the operator\'s', async () => {
+    const op = joinOf('inner');
+    const fm = new InMemoryCheckpointFileManager();
+    const stores = new Map<string, StateStore>();
+    for (const storeName of JOIN_STORE_NAMES) stores.set(`0/0/${storeName}`, await new FileBackedStateStoreProvider(fm, { operatorId: 0, partitionId: 0, storeName }, {}).getStore(0));
+    op.join([1000, 1001, 1002].map((t, i) => ({ lk: i, lt: t, lv: i })), [{ rk: 9, rt: 1003, rv: 0 }], { batchId: 0, batchWatermarkMs: 0, batchTimestampMs: 0, stateStores: stores });
+    const kept = op.progress();
+    expect(kept.customMetrics).toMatchObject({ leftBufferedRows: 3, rightBufferedRows: 1, leftRowsRemoved: 0, rightRowsRemoved: 0 });
+    const { leftMemoryUsedBytes: left, rightMemoryUsedBytes: right } = kept.customMetrics!;
+    expect(left).toBeGreaterThan(right);
+    expect(right).toBeGreaterThan(0);
+    expect(left + right).toBe(kept.memoryUsedBytes);
+    // runJoin ends with a watermark past every row: each side evicts its own.
+    const { op: flushed } = await runJoin('inner', [{ left: [1000, 1001, 1002].map((t, i) => ({ lk: i, lt: t, lv: i })), right: [{ rk: 9, rt: 1003, rv: 0 }] }], new Set(), new Set());
+    const evicted = flushed.progress();
+    expect(evicted.customMetrics).toMatchObject({ leftBufferedRows: 0, rightBufferedRows: 0, leftRowsRemoved: 3, rightRowsRemoved: 1 });
+    expect(evicted.numRowsRemoved).toBe(4);
+  });
 });

@@ -75,7 +75,7 @@ export interface StreamingJoinOptions {
 }
 
 /** A partition's figures of its last batch; `updatesMs` and `removalsMs` are Spark's allUpdatesTimeMs and allRemovalsTimeMs. */
-type JoinCounts = { droppedByWatermark: number; updated: number; evicted: number; leftRows: number; rightRows: number; updatesMs: number; removalsMs: number };
+type JoinCounts = { droppedByWatermark: number; updated: number; leftEvicted: number; rightEvicted: number; leftRows: number; rightRows: number; updatesMs: number; removalsMs: number };
 
 /** What the operator keeps of one state partition between batches. */
 interface JoinPartition {
@@ -304,7 +304,7 @@ export class StreamingSymmetricHashJoinExec implements StatefulOperator {
       const padded: OnRemoved | undefined = !preserved[side] ? undefined : (b, matched) => {
         if (!matched) out.push(side === 'left' ? this.joined(b, null) : this.joined(null, b));
       };
-      counts.evicted += w.kind === 'value' ? state[side].removeUpTo(wm + w.offsetMs, padded) : state[side].removeKeysWhere((k) => behindStateWatermark(w, decodeKey(k), undefined, wm), padded);
+      counts[`${side}Evicted`] += w.kind === 'value' ? state[side].removeUpTo(wm + w.offsetMs, padded) : state[side].removeKeysWhere((k) => behindStateWatermark(w, decodeKey(k), undefined, wm), padded);
       this.pendingEvictedUpTo = wm;
     }
     const flushing = performance.now();
@@ -348,14 +348,17 @@ export class StreamingSymmetricHashJoinExec implements StatefulOperator {
 
   progress(): StateOperatorProgress {
     const parts = [...this.partitions.values()];
-    const ms = parts.flatMap((p) => p.stores.map((s) => s.metrics()));
+    // Each store with its side: two of a partition's four are the left's (JOIN_STORE_NAMES).
+    const metered = parts.flatMap((p) => p.stores.map((s, i) => ({ left: JOIN_STORE_NAMES[i].startsWith('left-'), m: s.metrics() })));
+    const ms = metered.map((x) => x.m);
+    const sideMemory = (left: boolean) => metered.reduce((n, x) => n + (x.left === left ? x.m.memoryUsedBytes : 0), 0);
     const counts = noCounts();
     for (const p of parts) for (const k of Object.keys(counts) as (keyof JoinCounts)[]) counts[k] += p.counts[k];
     return {
       operatorName: 'symmetricHashJoin',
       numRowsTotal: counts.leftRows + counts.rightRows,
       numRowsUpdated: counts.updated,
-      numRowsRemoved: counts.evicted,
+      numRowsRemoved: counts.leftEvicted + counts.rightEvicted,
       allUpdatesTimeMs: Math.round(counts.updatesMs),
       allRemovalsTimeMs: Math.round(counts.removalsMs),
       numRowsDroppedByWatermark: counts.droppedByWatermark,
@@ -364,6 +367,11 @@ export class StreamingSymmetricHashJoinExec implements StatefulOperator {
       customMetrics: {
         leftBufferedRows: counts.leftRows,
         rightBufferedRows: counts.rightRows,
+        // Each side's share of the state, as Spark's UI cannot show it (its join reports the sum).
+        leftRowsRemoved: counts.leftEvicted,
+        rightRowsRemoved: counts.rightEvicted,
+        leftMemoryUsedBytes: sideMemory(true),
+        rightMemoryUsedBytes: sideMemory(false),
         stateOnDiskBytes: ms.reduce((n, m) => n + m.bytesOnDisk, 0),
         ...providerMetrics(ms),
       },
@@ -393,5 +401,5 @@ function hasNull(key: readonly unknown[], nullSafe: readonly boolean[] | undefin
 }
 
 function noCounts(): JoinCounts {
-  return { droppedByWatermark: 0, updated: 0, evicted: 0, leftRows: 0, rightRows: 0, updatesMs: 0, removalsMs: 0 };
+  return { droppedByWatermark: 0, updated: 0, leftEvicted: 0, rightEvicted: 0, leftRows: 0, rightRows: 0, updatesMs: 0, removalsMs: 0 };
 }
