@@ -22,6 +22,11 @@ export interface SourceProgress {
   metrics?: Record<string, string>;
   /** A query over several sources: this source's commit lag (the query's commitLag is their sum). */
   commitLag?: number | null;
+  /**
+   * A query over several watermarks: this source's own watermark after the batch (its max event
+   * time in this run minus its delay), one of those the policy picks the next global one from.
+   */
+  watermark?: string;
 }
 
 export interface SinkProgress {
@@ -51,6 +56,8 @@ export interface StreamingQueryProgress {
   numBadRecords: number;
   numDeadLetterRecords: number;
   contract: ContractAudit;
+  /** A query over several watermarks: how the global watermark is picked from theirs (Spark's spark.sql.streaming.multipleWatermarkPolicy, as the checkpoint records it). */
+  multipleWatermarkPolicy?: 'min' | 'max';
   /**
    * Set on a batch whose progress was lost (its runner died between commits/N and progress/N):
    * the history row is rebuilt from the checkpoint, so only the batch id, trigger time, offsets
@@ -103,11 +110,12 @@ export interface BatchFigures {
   watermarkMs: number;
   stateOperators: StateOperatorProgress[];
   /** One per source, in source order (Spark's `sources`); their rows add up to numInputRows. */
-  sources: (Omit<SourceProgress, 'inputRowsPerSecond' | 'processedRowsPerSecond' | 'commitLag'> & { commitLag: number | null })[];
+  sources: (Omit<SourceProgress, 'inputRowsPerSecond' | 'processedRowsPerSecond' | 'commitLag' | 'watermark'> & { commitLag: number | null; watermarkMs?: number })[];
   sink: SinkProgress;
   numBadRecords: number;
   numDeadLetterRecords: number;
   contract: ContractAudit;
+  multipleWatermarkPolicy?: 'min' | 'max';
 }
 
 const finite = (x: number): number | undefined => (Number.isFinite(x) ? x : undefined);
@@ -137,7 +145,7 @@ export function buildProgress(f: BatchFigures): StreamingQueryProgress {
     eventTime: undefined,
     stateOperators: f.stateOperators,
     // Each source's rates as Spark's SourceProgress: its rows over the same intervals.
-    sources: f.sources.map(({ commitLag, ...s }) => {
+    sources: f.sources.map(({ commitLag, watermarkMs, ...s }) => {
       const own = {
         ...s,
         inputRowsPerSecond: inputRate === undefined ? undefined : finite((s.numInputRows * 1000) / (f.triggerStartMs - f.previousTriggerStartMs!)),
@@ -145,7 +153,8 @@ export function buildProgress(f: BatchFigures): StreamingQueryProgress {
       };
       if (own.inputRowsPerSecond === undefined) delete own.inputRowsPerSecond;
       if (own.processedRowsPerSecond === undefined) delete own.processedRowsPerSecond;
-      return f.sources.length > 1 ? { ...own, commitLag } : own;
+      const several = f.sources.length > 1 ? { ...own, commitLag } : own;
+      return watermarkMs === undefined ? several : { ...several, watermark: iso(watermarkMs) };
     }),
     sink: f.sink,
     // Several sources: how far the query is behind in all of them (unknown if one cannot say).
@@ -153,6 +162,7 @@ export function buildProgress(f: BatchFigures): StreamingQueryProgress {
     numBadRecords: f.numBadRecords,
     numDeadLetterRecords: f.numDeadLetterRecords,
     contract: f.contract,
+    ...(f.multipleWatermarkPolicy ? { multipleWatermarkPolicy: f.multipleWatermarkPolicy } : {}),
   };
   if (f.hasEventTime) {
     p.eventTime = f.eventTimes

@@ -703,6 +703,9 @@ export class MicroBatchExecution {
     // 8. In the background: snapshots and retention of state (Spark's maintenance task), then
     // progress/N and onProgress.
     rt.startStateMaintenance((e) => this.log('warn', `State maintenance failed (retried after the next batch): ${(e as Error).message}`, { batchId }));
+    // Several watermarks: each source's own, and the policy that picks the global one from them.
+    const severalWatermarks = rt.watermarkInputCount > 1;
+    const sourceWatermarks = severalWatermarks ? rt.sourceWatermarksMs() : [];
     const sources = rt.sources.map((src, i) => ({
       description: src.description,
       startOffset: b.start[i],
@@ -712,6 +715,7 @@ export class MicroBatchExecution {
       // Spark counts each scan's rows: a source the plan reads twice (a self-union) counts twice.
       numInputRows: (inputs[i].scanned?.numInputRows ?? inputs[i].rows.length) * Math.max(1, rt.query.readsBySource.get(this.opts.spec.sources[i].name.toLowerCase()) ?? 1),
       commitLag: src.offsetLag?.(ends[i], b.latest[i]) ?? null,
+      ...(sourceWatermarks[i] !== undefined ? { watermarkMs: sourceWatermarks[i] } : {}),
     }));
     this.reporter.finishTrigger({
       id: this.id,
@@ -728,6 +732,7 @@ export class MicroBatchExecution {
       numBadRecords,
       numDeadLetterRecords: numBadRecords,
       contract: rt.contract,
+      ...(severalWatermarks ? { multipleWatermarkPolicy: rt.watermarkPolicy } : {}),
     });
     this.status = { message: 'Waiting for data to arrive', isDataAvailable: false, isTriggerActive: false };
   }

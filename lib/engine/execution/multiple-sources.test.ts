@@ -266,6 +266,33 @@ describe('multiple watermarks (EventTimeWatermarkSuite "watermark with 2 streams
     await q.stop();
   });
 
+  it('reports each source\'s own watermark and the policy in progress, from which the next global one is picked', async () => {
+    const t = withWatermarks();
+    const q = t.start();
+    // first: 11 s − 10 s; second, no data yet: 0 (as the tracker counts it).
+    expect(await watermarkAfter(t, q, [11], [])).toBe(0);
+    expect(t.progress.at(-1)!.sources.map((s) => s.watermark)).toEqual(['1970-01-01T00:00:01.000Z', '1970-01-01T00:00:00.000Z']);
+    expect(await watermarkAfter(t, q, [], [10])).toBe(1000);
+    const p = t.progress.at(-1)!;
+    expect(p.sources.map((s) => s.watermark)).toEqual(['1970-01-01T00:00:01.000Z', '1970-01-01T00:00:05.000Z']);
+    expect(p.multipleWatermarkPolicy).toBe('min');
+    await q.stop();
+  });
+
+  it('a query of one watermark keeps Spark\'s progress: no watermark per source, no policy', async () => {
+    const t = twoStreams({}, (ids) => [
+      { name: 'first', type: 'memory', options: { stream: ids[0] }, schema: SCHEMA, eventTime: 'ts', watermarkDelay: '10 seconds' },
+      { name: 'second', type: 'memory', options: { stream: ids[1] }, schema: SCHEMA },
+    ]);
+    const q = t.start();
+    t.first.addData(...t.rows(11));
+    await q.processAllAvailable();
+    await q.stop();
+    const p = t.progress.at(-1)!;
+    expect(p.sources.map((s) => 'watermark' in s)).toEqual([false, false]);
+    expect('multipleWatermarkPolicy' in p).toBe(false);
+  });
+
   it('max: the faster input decides', async () => {
     const t = withWatermarks('max');
     const q = t.start();

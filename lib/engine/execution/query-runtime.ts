@@ -552,6 +552,18 @@ export class QueryRuntime {
     return new WatermarkTracker(policy, this.watermarkInputs.map(({ source }) => relations[source].watermarkDelayMs ?? 0));
   }
 
+  /**
+   * Each source's own watermark after the last batch (undefined: no event time, or none yet in this
+   * run): its inputs' watermarks as the policy picks among them (a self-join reads a source twice).
+   */
+  sourceWatermarksMs(): (number | undefined)[] {
+    const own = this.watermarkTracker.inputWatermarksMs();
+    return this.spec.sources.map((_, source) => {
+      const values = this.watermarkInputs.flatMap((w, k) => (w.source === source && own[k] !== undefined ? [own[k]] : []));
+      return values.length ? this.watermarkTracker.choose(values) : undefined;
+    });
+  }
+
   /** The global watermark after a batch whose watermark inputs saw `watermarkEventTimes` (Spark's WatermarkTracker.updateWatermark, operators/watermark.ts). */
   nextWatermark(currentMs: number, watermarkEventTimes: readonly (EventTimeStats | undefined)[]): number {
     return this.watermarkTracker.updateWatermark(currentMs, watermarkEventTimes);

@@ -139,8 +139,16 @@ export class WatermarkTracker {
         this.inputWatermarkMs.set(i, 0);
       }
     }
-    const values = inputs.map((i) => this.inputWatermarkMs.get(i)!);
-    const chosen = this.policy === 'min' ? Math.min(...values) : Math.max(...values);
-    return Math.max(currentMs, chosen);
+    return Math.max(currentMs, this.choose(inputs.map((i) => this.inputWatermarkMs.get(i)!)));
+  }
+
+  /** The policy's pick among watermarks: the slowest (min) or the fastest (max). */
+  choose(values: readonly number[]): number {
+    return this.policy === 'min' ? Math.min(...values) : Math.max(...values);
+  }
+
+  /** Each input's own watermark after the last update (undefined: no event time, or no update yet in this run). */
+  inputWatermarksMs(): (number | undefined)[] {
+    return this.delaysMs.map((_, i) => this.inputWatermarkMs.get(i));
   }
 }
