@@ -3,7 +3,8 @@
  * The job page's charts over its batch history: input rate against processing rate, batch
  * duration by phase, input rows per batch, state rows (total, updated, removed, late rows dropped), state bytes
  * (memory, disk), an lmdb job's LMDB figures (local bytes, changelog bytes, stores rebuilt), commit
- * lag and watermark gap, and a several-source job's input rows and commit lag per source. Data comes downsampled by the server (at most
+ * lag and watermark gap, and a several-source job's input rows and commit lag per source and, with
+ * several watermarks, each source's own watermark gap beside the global one. Data comes downsampled by the server (at most
  * 300 points whatever the history), refreshed every few seconds while the job runs; the time
  * range picker narrows the window. Animations are off: a chart that re-animates on every refresh
  * is harder to read and costs the main thread.
@@ -13,7 +14,7 @@ import { useEffect, useId, useLayoutEffect, useState, type ReactNode } from 'rea
 import { Area, AreaChart, Bar, BarChart, CartesianGrid, Legend, Line, LineChart, Tooltip, XAxis, YAxis } from 'recharts';
 import type { BatchCharts as BatchChartsData } from '@/lib/server/presenters/batch-chart-presenter';
 import { apiFetch, errorMessage } from './api-client';
-import { CHART_COLORS, chartsUrl, inputRowsSeries, lagSeries, lmdbSeries, PHASE_ORDER, phaseSeries, rateSeries, seriesPresence, sourceSeries, stateBytesSeries, stateRowsSeries, TIME_RANGES, type SeriesRow } from './chart-series';
+import { CHART_COLORS, chartsUrl, inputRowsSeries, lagSeries, lmdbSeries, PHASE_ORDER, phaseSeries, rateSeries, seriesPresence, sourceSeries, sourceWatermarkSeries, stateBytesSeries, stateRowsSeries, TIME_RANGES, type SeriesRow } from './chart-series';
 import { formatBytes, formatNumber, plural } from './format';
 import { queryKeys } from './query-keys';
 
@@ -59,7 +60,8 @@ const CHART_HEIGHT = 220;
 
 const GRID = 'var(--chart-grid)';
 
-function ChartPanel({ title, children, empty, order, shown, note }: { title: string; children: (width: number) => ReactNode; empty: boolean; order: number; shown: number; note?: string }) {
+/** `note`: said instead of a chart with nothing to draw; `caption`: said above the chart, how to read it. */
+function ChartPanel({ title, children, empty, order, shown, note, caption }: { title: string; children: (width: number) => ReactNode; empty: boolean; order: number; shown: number; note?: string; caption?: ReactNode }) {
   const id = useId();
   const [ref, width] = useWidth();
   return (
@@ -72,9 +74,12 @@ function ChartPanel({ title, children, empty, order, shown, note }: { title: str
       ) : note ? (
         <p className="muted-text small chart-note">{note}</p>
       ) : (
-        <div className="chart-box" role="img" aria-label={title} ref={ref}>
-          {order < shown && width > 0 ? children(width) : null}
-        </div>
+        <>
+          {caption && <p className="small muted-text">{caption}</p>}
+          <div className="chart-box" role="img" aria-label={title} ref={ref}>
+            {order < shown && width > 0 ? children(width) : null}
+          </div>
+        </>
       )}
     </section>
   );
@@ -107,7 +112,7 @@ export function BatchCharts({ jobId, live, initial }: { jobId: string; live: boo
   const d = charts.data;
   const points = d?.points ?? [];
   const empty = points.length === 0;
-  const shown = useStagger(8);
+  const shown = useStagger(9);
   const has = seriesPresence(points);
 
   return (
@@ -244,6 +249,30 @@ export function BatchCharts({ jobId, live, initial }: { jobId: string; live: boo
                   </LineChart>
                 );
               }}
+            </ChartPanel>
+          )}
+          {d?.sourcePoints && d.sourcePoints.some((p) => p.sources.some((s) => s.watermarkGapMs !== null)) && (
+            <ChartPanel
+              title="Watermark gap per source (s)"
+              empty={empty}
+              order={8}
+              shown={shown}
+              caption={
+                <>
+                  How far each source&apos;s own watermark trails the trigger time. The global one, which the stateful operators use, is the{' '}
+                  {d.multipleWatermarkPolicy === 'max' ? 'max (the fastest source)' : 'min (the slowest source)'} of theirs and never moves back: multipleWatermarkPolicy <code>{d.multipleWatermarkPolicy ?? 'min'}</code>.
+                </>
+              }
+            >
+              {(w) => (
+                <LineChart width={w} height={CHART_HEIGHT} data={sourceWatermarkSeries(d.sourcePoints!, points)}>
+                  {axes((v) => `${formatNumber(v)} s`)}
+                  {d.sourceNames.map((name, i) => (
+                    <Line key={`gap_${i}`} dataKey={`gap_${i}`} name={`${name}: own watermark gap`} stroke={COLORS[i % COLORS.length]} dot={false} connectNulls isAnimationActive={false} />
+                  ))}
+                  <Line dataKey="global" name={`global watermark gap (${d.multipleWatermarkPolicy ?? 'min'})`} stroke={COLORS[6]} strokeWidth={2.5} strokeDasharray="6 4" dot={false} connectNulls isAnimationActive={false} />
+                </LineChart>
+              )}
             </ChartPanel>
           )}
           <ChartPanel

@@ -34,13 +34,50 @@ describe('BatchProgressView over several sources', () => {
         { description: 'MemoryStream[b]', startOffset: null, endOffset: 2, latestOffset: 7, numInputRows: 2, commitLag: 5 },
       ],
     });
-    expect(two).toContain('<h3>Source 0</h3>');
     expect(two).toContain('<h3>Source 1</h3>');
+    expect(two).toContain('<h3>Source 2</h3>');
     expect(two).toContain('MemoryStream[b]');
     expect(two).toContain('<dt>Commit lag</dt><dd>5</dd>');
     const one = html({ batchId: 3, numInputRows: 3, sources: [{ description: 'MemoryStream[a]', startOffset: 1, endOffset: 4, latestOffset: 4, numInputRows: 3 }] });
     expect(one).toContain('<h3>Source</h3>');
     expect(one).not.toContain('<dt>Commit lag</dt>');
+  });
+});
+
+describe('BatchProgressView over several watermarks and a join', () => {
+  const html = (progress: object, sourceNames?: string[]) => renderToStaticMarkup(createElement(BatchProgressView, { progress, sourceNames }));
+  const source = (description: string, watermark: string) => ({ description, startOffset: 0, endOffset: 1, latestOffset: 1, numInputRows: 1, commitLag: 0, watermark });
+
+  it('heads each source with its name, gives its own watermark, and says how the next global one is picked', () => {
+    const out = html(
+      {
+        batchId: 2,
+        eventTime: { watermark: '2026-12-06T10:00:03.000Z' },
+        sources: [source('FileSource[/a]', '2026-12-06T10:01:29.000Z'), source('FileSource[/b]', '2026-12-06T10:00:03.000Z')],
+        multipleWatermarkPolicy: 'min',
+      },
+      ['impressions', 'clicks'],
+    );
+    expect(out).toContain('<h3>Source 1: impressions</h3>');
+    expect(out).toContain('<h3>Source 2: clicks</h3>');
+    expect(out).toMatch(/Own watermark<\/dt><dd>2026-12-06T10:01:29.000Z<\/dd>/);
+    expect(out).toContain('<dt>Watermark used</dt><dd>2026-12-06T10:00:03.000Z</dd>');
+    expect(out).toContain('the slowest of the sources&#x27; own (multipleWatermarkPolicy <code>min</code>), never back: impressions 2026-12-06T10:01:29.000Z, clicks 2026-12-06T10:00:03.000Z');
+    // One watermark: Spark's progress, nothing of the kind.
+    const one = html({ batchId: 2, eventTime: { watermark: '2026-12-06T10:00:03.000Z' }, sources: [{ description: 'x', numInputRows: 1 }] });
+    expect(one).not.toContain('Own watermark');
+    expect(one).not.toContain('Next watermark');
+  });
+
+  it("splits a stream-stream join's state by side: rows, rows evicted and memory", () => {
+    const join = {
+      operatorName: 'symmetricHashJoin', numRowsTotal: 50, numRowsUpdated: 25, numRowsRemoved: 7, memoryUsedBytes: 9000,
+      customMetrics: { leftBufferedRows: 40, rightBufferedRows: 10, leftRowsRemoved: 5, rightRowsRemoved: 2, leftMemoryUsedBytes: 7168, rightMemoryUsedBytes: 1832 },
+    };
+    const out = html({ batchId: 2, stateOperators: [join, { operatorName: 'stateStoreSave', numRowsTotal: 3 }] });
+    expect(out).toMatch(/left side<\/td><td class="num">40<\/td><td class="num"><\/td><td class="num">5<\/td><td class="num"><\/td><td class="num">7.0 KiB<\/td>/);
+    expect(out).toMatch(/right side<\/td><td class="num">10<\/td><td class="num"><\/td><td class="num">2<\/td><td class="num"><\/td><td class="num">1.8 KiB<\/td>/);
+    expect(out.match(/ side<\/td>/g)).toHaveLength(2);
   });
 });
 

@@ -5,6 +5,7 @@
  * JSON for anything else. Progress rows are stored JSON, so every field is optional here.
  */
 import type { StreamingQueryProgress, TaskProgress } from '@/lib/engine/progress';
+import type { StateOperatorProgress } from '@/lib/engine/operators/physical-operator';
 import { CHART_COLORS, phaseBreakdown } from './chart-series';
 import { formatBytes, formatDateTime, formatDuration, formatFixed, formatNumber } from './format';
 import { TableScroll } from './table-scroll';
@@ -61,7 +62,18 @@ function Stat({ label, value, note }: { label: string; value: string; note?: str
   );
 }
 
-export function BatchProgressView({ progress }: { progress: unknown }) {
+/** A stream-stream join's state by side, from its customMetrics (absent for other operators). */
+export function joinSides(o: Partial<StateOperatorProgress>): { side: 'left' | 'right'; rows: number; removed?: number; memoryBytes?: number }[] {
+  const m = o.customMetrics;
+  if (m?.leftBufferedRows === undefined || m.rightBufferedRows === undefined) return [];
+  return (['left', 'right'] as const).map((side) => ({ side, rows: m[`${side}BufferedRows`], removed: m[`${side}RowsRemoved`], memoryBytes: m[`${side}MemoryUsedBytes`] }));
+}
+
+/**
+ * `sourceNames`: the job's sources in spec order (the progress's `sources` order), so that each
+ * section is headed by the name the SQL reads it by.
+ */
+export function BatchProgressView({ progress, sourceNames = [] }: { progress: unknown; sourceNames?: readonly string[] }) {
   const p = (progress ?? {}) as Progress;
   const duration = p.batchDuration ?? p.durationMs?.triggerExecution ?? 0;
   const phases = phaseBreakdown(p.durationMs ?? {}, duration);
@@ -121,7 +133,7 @@ export function BatchProgressView({ progress }: { progress: unknown }) {
 
       {sources.map((source, i) => (
         <div key={i}>
-          <h3>{sources.length > 1 ? `Source ${i}` : 'Source'}</h3>
+          <h3>{sources.length > 1 ? `Source ${i + 1}${sourceNames[i] ? `: ${sourceNames[i]}` : ''}` : 'Source'}</h3>
           <dl className="kv">
             <dt>Description</dt>
             <dd>{source.description}</dd>
@@ -141,6 +153,12 @@ export function BatchProgressView({ progress }: { progress: unknown }) {
                 <dd>{`${formatFixed(source.inputRowsPerSecond)} / ${formatFixed(source.processedRowsPerSecond)}`}</dd>
                 <dt>Commit lag</dt>
                 <dd>{formatNumber(source.commitLag, 0)}</dd>
+              </>
+            )}
+            {source.watermark && (
+              <>
+                <dt title="Its max event time in this run minus its watermark delay">Own watermark</dt>
+                <dd>{source.watermark}</dd>
               </>
             )}
           </dl>
@@ -184,6 +202,15 @@ export function BatchProgressView({ progress }: { progress: unknown }) {
             </dd>
             <dt>Watermark used</dt>
             <dd>{p.eventTime.watermark}</dd>
+            {p.multipleWatermarkPolicy && (
+              <>
+                <dt>Next watermark</dt>
+                <dd>
+                  the {p.multipleWatermarkPolicy === 'max' ? 'fastest' : 'slowest'} of the sources&apos; own (multipleWatermarkPolicy <code>{p.multipleWatermarkPolicy}</code>), never back:{' '}
+                  {sources.map((s, i) => (s.watermark ? `${sourceNames[i] ?? `source ${i + 1}`} ${s.watermark}` : null)).filter(Boolean).join(', ')}
+                </dd>
+              </>
+            )}
           </dl>
         </>
       )}
@@ -206,7 +233,7 @@ export function BatchProgressView({ progress }: { progress: unknown }) {
                 </tr>
               </thead>
               <tbody>
-                {operators.map((o, i) => (
+                {operators.map((o, i) => [
                   <tr key={i}>
                     <td>
                       {o.operatorName}
@@ -229,8 +256,21 @@ export function BatchProgressView({ progress }: { progress: unknown }) {
                     <td className="num">{formatBytes(o.memoryUsedBytes)}</td>
                     <td className="num">{formatBytes(o.customMetrics?.stateOnDiskBytes as number | undefined)}</td>
                     <td className="num">{formatDuration(o.commitTimeMs)}</td>
-                  </tr>
-                ))}
+                  </tr>,
+                  // A join's state by side: which input's buffer grows, and which the watermark evicts.
+                  ...joinSides(o).map((x) => (
+                    <tr key={`${i}-${x.side}`} className="muted-text">
+                      <td style={{ paddingLeft: 24 }}>{x.side} side</td>
+                      <td className="num">{formatNumber(x.rows, 0)}</td>
+                      <td className="num" />
+                      <td className="num">{formatNumber(x.removed, 0)}</td>
+                      <td className="num" />
+                      <td className="num">{formatBytes(x.memoryBytes)}</td>
+                      <td className="num" />
+                      <td className="num" />
+                    </tr>
+                  )),
+                ])}
               </tbody>
             </table>
           </TableScroll>

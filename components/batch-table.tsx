@@ -18,7 +18,7 @@ export interface BatchPage {
   nextBefore: number | null;
 }
 
-function BatchDrillDown({ jobId, batchId, onClose }: { jobId: string; batchId: number; onClose: () => void }) {
+function BatchDrillDown({ jobId, batchId, onClose, sourceNames }: { jobId: string; batchId: number; onClose: () => void; sourceNames?: readonly string[] }) {
   const q = useQuery({ queryKey: queryKeys.batch(jobId, batchId), queryFn: ({ signal }) => apiFetch<BatchDetail>(`/api/jobs/${jobId}/batches/${batchId}`, { signal }) });
   return (
     <section className="panel" aria-label={`Batch ${batchId} progress`}>
@@ -35,13 +35,14 @@ function BatchDrillDown({ jobId, batchId, onClose }: { jobId: string; batchId: n
           {errorMessage(q.error)}
         </div>
       ) : (
-        <BatchProgressView progress={q.data?.progress} />
+        <BatchProgressView progress={q.data?.progress} sourceNames={sourceNames} />
       )}
     </section>
   );
 }
 
-export function BatchTable({ jobId, live, initial }: { jobId: string; live: boolean; initial?: BatchPage }) {
+/** `sourceNames`: the job's sources in spec order, which the drill-down heads each source's figures with. */
+export function BatchTable({ jobId, live, initial, sourceNames }: { jobId: string; live: boolean; initial?: BatchPage; sourceNames?: readonly string[] }) {
   const pages = useKeysetPages<number>();
   const [open, setOpen] = useState<number | null>(null);
   const before = pages.cursor;
@@ -121,7 +122,7 @@ export function BatchTable({ jobId, live, initial }: { jobId: string; live: bool
         </TableScroll>
       )}
       <PagerButtons pages={pages} next={q.data?.nextBefore} />
-      {open !== null && <BatchDrillDown jobId={jobId} batchId={open} onClose={() => setOpen(null)} />}
+      {open !== null && <BatchDrillDown jobId={jobId} batchId={open} onClose={() => setOpen(null)} sourceNames={sourceNames} />}
     </section>
   );
 }

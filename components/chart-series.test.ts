@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { downsampleBatches, type BatchRow } from '@/lib/server/presenters/batch-chart-presenter';
 import fc from 'fast-check';
-import { chartsUrl, inputRowsSeries, lagSeries, lmdbSeries, PHASE_ORDER, phaseBreakdown, phaseSeries, rateSeries, sourceSeries, stateRowsSeries } from './chart-series';
+import { chartsUrl, inputRowsSeries, lagSeries, lmdbSeries, PHASE_ORDER, phaseBreakdown, phaseSeries, rateSeries, sourceSeries, sourceWatermarkSeries, stateRowsSeries } from './chart-series';
 
 const rows: BatchRow[] = Array.from({ length: 10 }, (_, i) => ({
   batchId: i,
@@ -90,12 +90,29 @@ describe('the LMDB state store series', () => {
 describe('sourceSeries', () => {
   it('gives each source its input rows per batch and its commit lag, by index', () => {
     const rows = sourceSeries([
-      { fromBatchId: 0, toBatchId: 1, t: 1, sources: [{ numInputRows: 30, commitLag: 5 }, { numInputRows: 4, commitLag: null }] },
-      { fromBatchId: 2, toBatchId: 2, t: 2, sources: [{ numInputRows: 0, commitLag: 0 }, { numInputRows: 4, commitLag: 1 }] },
+      { fromBatchId: 0, toBatchId: 1, t: 1, sources: [{ numInputRows: 30, commitLag: 5, watermarkGapMs: null }, { numInputRows: 4, commitLag: null, watermarkGapMs: null }] },
+      { fromBatchId: 2, toBatchId: 2, t: 2, sources: [{ numInputRows: 0, commitLag: 0, watermarkGapMs: null }, { numInputRows: 4, commitLag: 1, watermarkGapMs: null }] },
     ]);
     expect(rows).toEqual([
       { t: 1, label: 'batches 0–1', rows_0: 15, lag_0: 5, rows_1: 2, lag_1: null },
       { t: 2, label: 'batch 2', rows_0: 0, lag_0: 0, rows_1: 4, lag_1: 1 },
+    ]);
+  });
+});
+
+describe('sourceWatermarkSeries', () => {
+  it('gives each source its own watermark gap and the global one of the same bucket, in seconds', () => {
+    const job = downsampleBatches(rows, 5); // buckets of two batches; the global gap is 4 s
+    const series = sourceWatermarkSeries(
+      [
+        { fromBatchId: 0, toBatchId: 1, t: 1, sources: [{ numInputRows: 1, commitLag: null, watermarkGapMs: 4000 }, { numInputRows: 1, commitLag: null, watermarkGapMs: null }] },
+        { fromBatchId: 2, toBatchId: 3, t: 2, sources: [{ numInputRows: 1, commitLag: null, watermarkGapMs: 1500 }, { numInputRows: 1, commitLag: null, watermarkGapMs: 4000 }] },
+      ],
+      job,
+    );
+    expect(series).toEqual([
+      { t: 1, label: 'batches 0–1', global: 4, gap_0: 4, gap_1: null },
+      { t: 2, label: 'batches 2–3', global: 4, gap_0: 1.5, gap_1: 4 },
     ]);
   });
 });

@@ -109,6 +109,21 @@ export function sourceSeries(points: SourceChartPoint[]): SeriesRow[] {
   });
 }
 
+/**
+ * A several-watermark job's gaps, in seconds: each source's own (`gap_i`, from `sources`) and the
+ * global one the stateful operators use (`global`, from the job's points), on the same buckets
+ * (both are bucketed alike; a source point belongs to the job point whose batches hold its first).
+ */
+export function sourceWatermarkSeries(sources: SourceChartPoint[], points: ChartPoint[]): SeriesRow[] {
+  const seconds = (ms: number | null | undefined) => (ms === null || ms === undefined ? null : ms / 1000);
+  return sources.map((p) => {
+    const whole = points.find((q) => q.fromBatchId <= p.fromBatchId && p.fromBatchId <= q.toBatchId);
+    const row: SeriesRow = { t: p.t, label: label(p), global: seconds(whole?.watermarkGapMs) };
+    p.sources.forEach((s, i) => (row[`gap_${i}`] = seconds(s.watermarkGapMs)));
+    return row;
+  });
+}
+
 export function lagSeries(points: ChartPoint[]): SeriesRow[] {
   return points.map((p) => ({ t: p.t, label: label(p), commitLag: p.commitLag, watermarkGapSeconds: p.watermarkGapMs === null ? null : p.watermarkGapMs / 1000 }));
 }

@@ -85,8 +85,10 @@ export function JobDetail({
   });
   const j = job.data ?? initialJob;
   const jobSources = rawSourcesOf(j.spec).map(({ source }) => {
-    const o = (source ?? {}) as { name?: unknown; type?: unknown };
-    return { name: String(o.name ?? '?'), type: String(o.type ?? '?') };
+    const o = (source ?? {}) as { name?: unknown; type?: unknown; eventTime?: unknown; watermarkDelay?: unknown };
+    // Its watermark as the spec declares it (each source's own watermark; the policy picks the global one).
+    const watermark = typeof o.eventTime === 'string' ? `, watermark ${o.eventTime} − ${typeof o.watermarkDelay === 'string' ? o.watermarkDelay : '0 seconds'}` : '';
+    return { name: String(o.name ?? '?'), type: String(o.type ?? '?'), watermark };
   });
   // The state partitions each keyed stateful operator runs as (Spark's spark.sql.shuffle.partitions).
   const parallelism = Number((j.spec as { parallelism?: unknown } | null)?.parallelism ?? 1);
@@ -128,7 +130,8 @@ export function JobDetail({
               {jobSources.map((s, i) => (
                 <span key={i}>
                   {i > 0 && ', '}
-                  <code>{s.name}</code> ({s.type})
+                  <code>{s.name}</code> ({s.type}
+                  {s.watermark})
                 </span>
               ))}
             </p>
@@ -179,7 +182,7 @@ export function JobDetail({
         {tab === 'Batches' && (
           <>
             <TaskPlacementPanel jobId={id} live={live} />
-            <BatchTable jobId={id} live={live} initial={initialBatches} />
+            <BatchTable jobId={id} live={live} initial={initialBatches} sourceNames={jobSources.map((s) => s.name)} />
           </>
         )}
         {tab === 'Runs' && <RunsTable jobId={id} live={live} initial={initialRuns} />}

@@ -124,7 +124,7 @@ describe('batchCharts', () => {
   it('an empty history is no points, not an error', async () => {
     const jobId = await newJob('empty-history');
     const c = await batchCharts(db, jobId);
-    expect(c).toEqual({ jobId, totalBatches: 0, downsampled: false, maxPoints: 300, points: [], stateMemoryWarning: null, lmdbPoints: null, sourcePoints: null, sourceNames: [] });
+    expect(c).toEqual({ jobId, totalBatches: 0, downsampled: false, maxPoints: 300, points: [], stateMemoryWarning: null, lmdbPoints: null, sourcePoints: null, sourceNames: [], multipleWatermarkPolicy: null });
   });
 
   it('matches the in-memory reference for random histories and bucket counts (differential)', async () => {
@@ -244,7 +244,7 @@ describe('a several-source job\'s series per source', () => {
   it('sums each source\'s input rows and takes its worst commit lag per bucket, named as the spec\'s sources; none for a one-source job', async () => {
     const multi = await newJob('sources-series');
     await db.job.update({ where: { id: multi }, data: { spec: { sources: [{ name: 'impressions' }, { name: 'clicks' }] } } });
-    const src = (numInputRows: number, commitLag: number | null) => ({ numInputRows, commitLag });
+    const src = (numInputRows: number, commitLag: number | null) => ({ numInputRows, commitLag, watermarkGapMs: null });
     const progress = [
       { sources: [src(10, 5), src(1, null)] },
       { sources: [src(20, 2), src(3, 7)] },
@@ -265,5 +265,29 @@ describe('a several-source job\'s series per source', () => {
     const one = await newJob('one-source-series');
     await db.batchProgress.create({ data: { jobId: one, batchId: 0, timestamp: new Date(T0), numInputRows: 1, inputRowsPerSecond: 0, processedRowsPerSecond: 0, batchDurationMs: 1, durationMs: {}, progress: progress[0] } });
     expect((await batchCharts(db, one)).sourcePoints).toBeNull();
+  });
+
+  it('takes each source\'s widest gap to its own watermark per bucket (none before it has one), and the policy of the newest batch', async () => {
+    const multi = await newJob('sources-watermarks');
+    await db.job.update({ where: { id: multi }, data: { spec: { sources: [{ name: 'impressions' }, { name: 'clicks' }], multipleWatermarkPolicy: 'max' } } });
+    // Trigger times T0 + batchId s; each source's own watermark as its progress reports it.
+    const wm = (ms: number) => ({ numInputRows: 1, watermark: new Date(ms).toISOString() });
+    const progress = [
+      { sources: [wm(0), wm(0)], multipleWatermarkPolicy: 'min' }, // none yet: no gap
+      { sources: [wm(T0 - 9000), wm(0)], multipleWatermarkPolicy: 'min' }, // 10 s behind; clicks none yet
+      { sources: [wm(T0 - 1000), wm(T0 - 28_000)], multipleWatermarkPolicy: 'min' }, // 3 s, 30 s
+      { sources: [{ numInputRows: 1 }, { numInputRows: 1 }] }, // a batch of one watermark says nothing
+    ];
+    await db.batchProgress.createMany({
+      data: progress.map((p, batchId) => ({
+        jobId: multi, batchId, timestamp: new Date(T0 + batchId * 1000), numInputRows: 2, inputRowsPerSecond: 0, processedRowsPerSecond: 0, batchDurationMs: 1, durationMs: {}, progress: p,
+      })),
+    });
+    const gaps = (c: Awaited<ReturnType<typeof batchCharts>>) => c.sourcePoints!.map((p) => p.sources.map((s) => s.watermarkGapMs));
+    expect(gaps(await batchCharts(db, multi))).toEqual([[null, null], [10_000, null], [3000, 30_000], [null, null]]);
+    expect(gaps(await batchCharts(db, multi, { maxPoints: 2 }))).toEqual([[10_000, null], [3000, 30_000]]);
+    // The policy the checkpoint ran (recorded in progress), not the spec's; the newest batch in range.
+    expect((await batchCharts(db, multi)).multipleWatermarkPolicy).toBeNull();
+    expect((await batchCharts(db, multi, { toMs: T0 + 2000 })).multipleWatermarkPolicy).toBe('min');
   });
 });

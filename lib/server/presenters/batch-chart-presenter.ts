@@ -69,6 +69,8 @@ export interface BatchCharts {
   sourcePoints: SourceChartPoint[] | null;
   /** The sources' names, in the order of each point's `sources`. */
   sourceNames: string[];
+  /** How the global watermark is picked from the sources' own, as the newest batch in range ran it; null with fewer than two watermarks. */
+  multipleWatermarkPolicy: 'min' | 'max' | null;
 }
 
 /** One bucket of a several-source job's figures per source (its progress's `sources[]`, in spec order). */
@@ -76,8 +78,12 @@ export interface SourceChartPoint {
   fromBatchId: number;
   toBatchId: number;
   t: number;
-  /** Per source: the input rows of the bucket's batches (a sum) and the worst commit lag among them (null: none reported). */
-  sources: { numInputRows: number; commitLag: number | null }[];
+  /**
+   * Per source: the input rows of the bucket's batches (a sum), the worst commit lag among them
+   * and the widest gap between a batch's trigger time and the source's own watermark (null: none
+   * reported; a source has its own watermark in a job of several).
+   */
+  sources: { numInputRows: number; commitLag: number | null; watermarkGapMs: number | null }[];
 }
 
 /** One bucket of the LMDB state store's figures (summed over the stateful operators' stores). */
@@ -261,13 +267,22 @@ export async function batchCharts(db: PrismaClient, jobId: string, q: BatchChart
   const specSources = (job?.spec as { sources?: { name?: unknown }[] } | null)?.sources;
   const sourceNames = Array.isArray(specSources) && specSources.length > 1 ? specSources.map((x, i) => (typeof x?.name === 'string' ? x.name : `source ${i}`)) : [];
   const sourcePoints = sourceNames.length ? await sourceChartPoints(db, where, maxPoints, sourceNames.length) : null;
-  return { jobId, totalBatches, downsampled: points.length < totalBatches, maxPoints, points, stateMemoryWarning, lmdbPoints, sourcePoints, sourceNames };
+  const multipleWatermarkPolicy = sourceNames.length ? await watermarkPolicy(db, where) : null;
+  return { jobId, totalBatches, downsampled: points.length < totalBatches, maxPoints, points, stateMemoryWarning, lmdbPoints, sourcePoints, sourceNames, multipleWatermarkPolicy };
+}
+
+/** The multipleWatermarkPolicy the newest batch in range recorded (the checkpoint's: it wins over the spec's). */
+async function watermarkPolicy(db: PrismaClient, where: Prisma.Sql): Promise<'min' | 'max' | null> {
+  const [row] = await db.$queryRaw<{ policy: string | null }[]>`
+    SELECT progress->>'multipleWatermarkPolicy' AS policy FROM "BatchProgress" WHERE ${where} ORDER BY "batchId" DESC LIMIT 1`;
+  return row?.policy === 'min' || row?.policy === 'max' ? row.policy : null;
 }
 
 /**
  * A several-source job's figures per source and bucket, read from each batch's progress JSON
- * (`sources[i]`, one entry per source in spec order): input rows summed, commit lag the worst,
- * as the whole job's charts take them. Only for such a job, so the others never parse it.
+ * (`sources[i]`, one entry per source in spec order): input rows summed, commit lag and the gap
+ * to the source's own watermark the worst, as the whole job's charts take them (a watermark at
+ * the epoch is "none yet": no gap). Only for such a job, so the others never parse it.
  */
 async function sourceChartPoints(db: PrismaClient, where: Prisma.Sql, maxPoints: number, count: number): Promise<SourceChartPoint[]> {
   const rows = await db.$queryRaw<BucketRow[]>`
@@ -277,7 +292,9 @@ async function sourceChartPoints(db: PrismaClient, where: Prisma.Sql, maxPoints:
       (extract(epoch FROM max("timestamp")) * 1000)::float8 AS t,
       (s.ord - 1)::int AS source,
       sum(COALESCE((s.value->>'numInputRows')::float8, 0))::float8 AS "numInputRows",
-      max((s.value->>'commitLag')::float8)::float8 AS "commitLag"
+      max((s.value->>'commitLag')::float8)::float8 AS "commitLag",
+      max(CASE WHEN (s.value->>'watermark')::timestamptz > 'epoch'::timestamptz
+        THEN extract(epoch FROM b."timestamp" - (s.value->>'watermark')::timestamptz) * 1000 END)::float8 AS "watermarkGapMs"
     FROM b, jsonb_array_elements(CASE WHEN jsonb_typeof(b.progress->'sources') = 'array' THEN b.progress->'sources' ELSE '[]'::jsonb END) WITH ORDINALITY AS s(value, ord)
     GROUP BY bucket, s.ord ORDER BY bucket, s.ord`;
   const out = new Map<number, SourceChartPoint>();
@@ -285,11 +302,11 @@ async function sourceChartPoints(db: PrismaClient, where: Prisma.Sql, maxPoints:
     const bucket = num(r.bucket);
     let p = out.get(bucket);
     if (!p) {
-      p = { fromBatchId: num(r.fromBatchId), toBatchId: num(r.toBatchId), t: num(r.t), sources: Array.from({ length: count }, () => ({ numInputRows: 0, commitLag: null })) };
+      p = { fromBatchId: num(r.fromBatchId), toBatchId: num(r.toBatchId), t: num(r.t), sources: Array.from({ length: count }, () => ({ numInputRows: 0, commitLag: null, watermarkGapMs: null })) };
       out.set(bucket, p);
     }
     const i = num(r.source);
-    if (i < count) p.sources[i] = { numInputRows: num(r.numInputRows), commitLag: numOrNull(r.commitLag) };
+    if (i < count) p.sources[i] = { numInputRows: num(r.numInputRows), commitLag: numOrNull(r.commitLag), watermarkGapMs: numOrNull(r.watermarkGapMs) };
   }
   return [...out.values()];
 }
