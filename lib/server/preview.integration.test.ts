@@ -102,4 +102,13 @@ describe('POST /api/jobs/preview', () => {
     const big = await call(spec, Array.from({ length: 1001 }, () => ({ user: 'a', n: 1 })));
     expect(big.status).toBe(400);
   });
+
+  it('of a job of several sources says why it cannot preview one (not that the spec writes both source and sources)', async () => {
+    const source = (name: string) => ({ name, type: 'files', options: { path: `/tmp/weir-preview/${name}`, format: 'json' }, schema: [{ name: 'user', type: 'string' }] });
+    const spec = filesSpec('preview-two', '/tmp/weir-preview', { source: undefined, sources: [source('impressions'), source('clicks')], sql: 'SELECT user FROM impressions UNION ALL SELECT user FROM clicks' });
+    const res = await call(spec, [{ user: 'a' }]);
+    expect(res.status, JSON.stringify(res.body)).toBe(422);
+    expect(res.body.error.message).toContain('a preview feeds one source, and this job reads several');
+    expect(JSON.stringify(res.body)).not.toContain('not both');
+  });
 });

@@ -270,9 +270,11 @@ export async function previewJob(
 ): Promise<QueryPreview> {
   if (!sample) requireRole(ctx.principal, PREVIEW_RECENT_ROLE, "preview a source's most recent records (paste a sample to preview without reading the source)");
   const outbound = ctx.outbound ?? serverOutboundPolicy();
-  const { result } = validated(withCheckpoint(specObject(rawSpec), checkpointUnder(ctx.checkpointRoot, 'preview')), ctx, outbound);
+  // The process validates again: it gets the spec as written (confined), since the parsed one
+  // has both `source` and `sources`, which a spec of several sources may not write.
+  const { spec } = validated(withCheckpoint(specObject(rawSpec), checkpointUnder(ctx.checkpointRoot, 'preview')), ctx, outbound);
   return previewInProcess(
-    { spec: result.spec! as unknown as Record<string, unknown>, sample, roots: { checkpointRoot: ctx.checkpointRoot, filesRoots: ctx.filesRoots }, outbound: { allow: outbound.allow, infrastructure: outbound.infrastructure } },
+    { spec, sample, roots: { checkpointRoot: ctx.checkpointRoot, filesRoots: ctx.filesRoots }, outbound: { allow: outbound.allow, infrastructure: outbound.infrastructure } },
     ctx.previewLimits,
   );
 }
