@@ -184,6 +184,8 @@ export function JobEditor({ mode, jobId, initial, connectors }: { mode: 'new' | 
         : toFill.length > 0
           ? `Needs a valid spec first: ${toFill.join(', ')}.`
           : 'Needs a valid spec first (see Validation).';
+  // The engine previews a query over one source (query-preview.ts): said before the click, not after.
+  const severalSources = form.sources.length > 1 ? 'A preview feeds one source, and this job reads several: save it without starting and run it over test data instead.' : null;
   const saveErrors = save.error instanceof ApiError ? ((save.error.details as { errors?: FormIssue[] } | undefined)?.errors ?? []) : [];
 
   return (
@@ -395,7 +397,7 @@ export function JobEditor({ mode, jobId, initial, connectors }: { mode: 'new' | 
             <OutputModePicker value={form.outputMode} onChange={(m) => set('outputMode', m)} verdicts={check.data?.modes} />
           </section>
           <ExplainPanel operators={check.data?.operators} optimizations={check.data?.optimizations} output={check.data?.outputColumns} />
-          <PreviewPanel spec={spec} disabledReason={previewBlocked} canReadSource={canSave || me.isLoading} />
+          <PreviewPanel spec={spec} disabledReason={severalSources ?? previewBlocked} canReadSource={canSave || me.isLoading} />
           <ContractAudit contract={check.data?.contract} />
           <section className="panel" aria-label="Deploy">
             {!canSave && !me.isLoading && (

@@ -50,6 +50,10 @@ test('a job of two sources written in the form, shown on its page, its second so
   await page.getByRole('textbox', { name: 'SQL query' }).fill('SELECT value FROM impressions UNION ALL SELECT value FROM clicks');
   await page.getByLabel('Sink type').selectOption('console');
   await expect(page.getByText('Ready to deploy.')).toBeVisible();
+  // The engine previews one source: the button says why it cannot run, rather than a refusal after it.
+  const preview = page.getByRole('region', { name: 'Preview' });
+  await expect(preview.getByRole('button', { name: 'Preview' })).toBeDisabled();
+  await expect(preview).toContainText('A preview feeds one source, and this job reads several');
   await page.getByRole('button', { name: 'Save without starting' }).click();
   await page.waitForURL((u) => /^\/jobs\/[^/]+$/.test(u.pathname) && u.pathname !== '/jobs/new');
   const jobId = new URL(page.url()).pathname.split('/').pop()!;
