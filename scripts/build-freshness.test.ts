@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildFreshness } from './build-freshness';
+import { buildFreshness, markBuiltAsOf } from './build-freshness';
 
 let root: string;
 afterEach(() => rmSync(root, { recursive: true, force: true }));
@@ -40,5 +40,16 @@ describe('buildFreshness (npm start rebuilds a stale dashboard)', () => {
     file('.next/BUILD_ID', 9_000);
     file('proxy.ts', 10_000);
     expect(buildFreshness(root).state).toBe('stale');
+  });
+
+  it('counts a source saved while the build ran as newer than the build, once the build is dated by its start', () => {
+    root = mkdtempSync(path.join(tmpdir(), 'weir-build-fresh-'));
+    file('components/a.tsx', 1_000);
+    // The build starts at 2 000 s; a.tsx is saved at 3 000 s; BUILD_ID is written at 4 000 s.
+    file('components/a.tsx', 3_000);
+    file('.next/BUILD_ID', 4_000);
+    expect(buildFreshness(root).state).toBe('fresh');
+    markBuiltAsOf(root, 2_000_000);
+    expect(buildFreshness(root)).toEqual({ state: 'stale', newestSource: new Date(3_000_000).toISOString() });
   });
 });

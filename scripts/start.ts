@@ -35,7 +35,7 @@ import { migrate } from '../lib/server/migrate';
 import { bootstrapCredentials, type BootstrapResult } from '../lib/server/bootstrap';
 import { PrismaClient } from '../lib/generated/prisma/client';
 import { PrismaPg } from '@prisma/adapter-pg';
-import { buildFreshness } from './build-freshness';
+import { buildFreshness, markBuiltAsOf } from './build-freshness';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './embedded-postgres';
 import { describeExit, supervise, supervisedChild, type Supervised, type Supervisor } from './supervisor';
 import { joinedWorkerPids, removeInstanceFile, SHARED_SETTINGS, writeInstanceFile } from '../lib/running-instance';
@@ -195,11 +195,13 @@ async function main() {
         ? 'building the dashboard (first start only; takes a few minutes)'
         : `the sources changed since the last build (newest: ${build.newestSource}): building the dashboard again`,
     );
+    const buildStarted = Date.now();
     const code = await run(path.join(ROOT, 'node_modules', '.bin', 'next'), ['build'], childEnv);
     if (code !== 0) {
       if (!out.verbose) console.error(tail(logFile, 30));
       throw new Error(`next build failed (its output is above and in ${logFile})`);
     }
+    markBuiltAsOf(ROOT, buildStarted);
   }
 
   // The children watch this process: killed outright (SIGKILL), it cannot stop them, so they stop
