@@ -63,7 +63,7 @@ function Stat({ label, value, note }: { label: string; value: string; note?: str
 }
 
 /** A stream-stream join's state by side, from its customMetrics (absent for other operators). */
-export function joinSides(o: Partial<StateOperatorProgress>): { side: 'left' | 'right'; rows: number; removed?: number; memoryBytes?: number }[] {
+function joinSides(o: Partial<StateOperatorProgress>): { side: 'left' | 'right'; rows: number; removed?: number; memoryBytes?: number }[] {
   const m = o.customMetrics;
   if (m?.leftBufferedRows === undefined || m.rightBufferedRows === undefined) return [];
   return (['left', 'right'] as const).map((side) => ({ side, rows: m[`${side}BufferedRows`], removed: m[`${side}RowsRemoved`], memoryBytes: m[`${side}MemoryUsedBytes`] }));
