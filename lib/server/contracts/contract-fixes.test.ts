@@ -13,6 +13,8 @@ const spec = { source: { schema: [{ name: 'order_id' }, { name: 'amount' }, { na
 describe('contract fixes', () => {
   it('names the change per sink, and upsert keys from the source’s id-like columns', () => {
     expect(keyCandidates(spec)).toEqual(['order_id', 'id']);
+    // A job of several sources: each source's, once (a join's key is in both).
+    expect(keyCandidates({ sources: [{ schema: [{ name: 'ad_id' }, { name: 'ts' }] }, { schema: [{ name: 'ad_id' }, { name: 'click_id' }] }] })).toEqual(['ad_id', 'click_id']);
     expect(sinkFix('postgres', spec, '')).toMatch(/^Switch `postgres` to `mode: transactional`.*`postgres-upsert` on keys order_id, id/);
     expect(sinkFix('webhook', spec, '')).toMatch(/`receiverHonoursIdempotencyKey` only if the receiver really drops a repeated Idempotency-Key/);
     const kafka = sinkFix('kafka', spec, 'Produce appends: a re-run batch is produced again.');

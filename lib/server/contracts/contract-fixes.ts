@@ -8,6 +8,7 @@
  * without a specific fix below gets the general one, built from its own signature reason.
  */
 import { sourceSchemaOf, type ContractAudit } from '@/lib/engine';
+import { rawSourcesOf } from '@/lib/engine/spec/spec-sources';
 
 type SignatureName = 'source' | 'checkpoint' | 'sink';
 
@@ -26,10 +27,10 @@ export function contractOf(v: unknown): ContractAudit | null {
   return c && typeof c.guarantee === 'string' && c.source && c.checkpoint && c.sink ? c : null;
 }
 
-/** Candidate upsert keys: the source's columns that look like identifiers (`id`, `order_id`). */
+/** Candidate upsert keys: the sources' columns that look like identifiers (`id`, `order_id`), each once. */
 export function keyCandidates(spec: Obj): string[] {
-  const schema = (sourceSchemaOf(spec.source) ?? []) as { name?: unknown }[];
-  return schema.map((c) => String(c.name ?? '')).filter((n) => /(^id$|_id$|^key$|_key$)/i.test(n));
+  const schema = rawSourcesOf(spec).flatMap(({ source }) => (sourceSchemaOf(source) ?? []) as { name?: unknown }[]);
+  return [...new Set(schema.map((c) => String(c.name ?? '')).filter((n) => /(^id$|_id$|^key$|_key$)/i.test(n)))];
 }
 
 /** The sink's mode as a team names it: the `mode` option when the sink has one, else its signature. */

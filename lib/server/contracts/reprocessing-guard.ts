@@ -22,6 +22,7 @@
  */
 import type { Job, PrismaClient } from '@/lib/generated/prisma/client';
 import { parseJobSpec } from '@/lib/engine';
+import { rawSourcesOf } from '@/lib/engine/spec/spec-sources';
 import { WeirError } from '@/lib/engine/errors';
 import { auditSink } from '../drills/sink-audit';
 import { contractOf } from './contract-fixes';
@@ -56,9 +57,13 @@ export interface ReprocessingRisk {
 
 type Obj = Record<string, unknown>;
 
-/** The start position of a query with no checkpoint: every source reads from its beginning. */
-function startPositionOf(spec: Obj): string {
-  const source = (spec.source ?? {}) as Obj;
+/** The start position of a query with no checkpoint: every source reads from its beginning (each named, with several). */
+export function startPositionOf(spec: Obj): string {
+  const positions = rawSourcesOf(spec).map(({ source }) => sourceStartPosition((source ?? {}) as Obj));
+  return positions.length ? positions.join(', and ') : 'the beginning of the source';
+}
+
+function sourceStartPosition(source: Obj): string {
   const o = (source.options ?? {}) as Obj;
   const name = String(source.name ?? source.type ?? 'the source');
   switch (source.type) {
