@@ -138,7 +138,10 @@ describe('batches', () => {
     expect(res.body).toMatchObject({ batchId: 7, numInputRows: 70, stateRowsTotal: 7, commitLag: 3, watermarkMs: 1_700_000_000_000, progress: { batchId: 7 } });
     expect(res.body.progress.sink.description).toBe('PostgresSink[********]');
     expect(JSON.stringify(res.body)).not.toContain(PG_SECRET_PASSWORD);
-    expect((await kit.call(batch.GET, 'x', { token: kit.tokens.viewer, params: { id: jobId, batchId: '8' } })).status).toBe(404);
+    const missing = await kit.call(batch.GET, 'x', { token: kit.tokens.viewer, params: { id: jobId, batchId: '8' } });
+    expect(missing.status).toBe(404);
+    // Where the job's batches are listed (there is no /api/batchs).
+    expect(missing.body.error.message).toBe(`batch 8 of job ${jobId} does not exist. List them with GET /api/jobs/${jobId}/batches.`);
     expect((await kit.call(batch.GET, 'x', { token: kit.tokens.viewer, params: { id: jobId, batchId: 'abc' } })).status).toBe(400);
   });
 });

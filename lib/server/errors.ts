@@ -23,8 +23,9 @@ export class ForbiddenError extends WeirError {
   }
 }
 export class NotFoundError extends WeirError {
-  constructor(what: string, id: string) {
-    super('NOT_FOUND', `${what} ${id} does not exist. List them with GET /api/${what === 'job' ? 'jobs' : what + 's'}.`, { what, id });
+  /** `list`: the endpoint listing them, when it is not `/api/<what>s` (a job's batches, its savepoints). */
+  constructor(what: string, id: string, list = `/api/${what}s`) {
+    super('NOT_FOUND', `${what} ${id} does not exist. List them with GET ${list}.`, { what, id });
   }
 }
 export class ConflictError extends WeirError {

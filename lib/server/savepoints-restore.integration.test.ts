@@ -157,6 +157,7 @@ describe('reset to a savepoint, and a new job from one', () => {
       expect((await reset(t.kit.tokens.admin, { confirm: 'wrong' })).status).toBe(400);
       const unknown = await t.kit.call(t.routes.restore.POST, `/api/jobs/${id}/savepoints/nope/restore`, { method: 'POST', token: t.kit.tokens.admin, params: { id, savepointId: 'nope' }, body: { confirm: 'reset-pg' } });
       expect(unknown.status).toBe(404);
+      expect(unknown.body.error.message).toBe(`savepoint nope does not exist. List them with GET /api/jobs/${id}/savepoints.`);
       await t.kit.db.job.update({ where: { id }, data: { status: 'RUNNING' } });
       expect((await reset(t.kit.tokens.admin, { confirm: 'reset-pg', acknowledgeReprocessing: true })).status).toBe(409);
       await t.kit.db.job.update({ where: { id }, data: { status: 'STOPPED' } });

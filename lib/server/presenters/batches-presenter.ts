@@ -99,7 +99,7 @@ export async function listBatches(
 export async function getBatch(db: PrismaClient, jobId: string, batchId: number): Promise<BatchDetail> {
   const job = await findJobOrThrow(db, jobId);
   const b = await db.batchProgress.findUnique({ where: { jobId_batchId: { jobId, batchId } }, include: RUN });
-  if (!b) throw new NotFoundError('batch', `${batchId} of job ${jobId}`);
+  if (!b) throw new NotFoundError('batch', `${batchId} of job ${jobId}`, `/api/jobs/${jobId}/batches`);
   // Progress quotes source/sink descriptions, which may carry a connection string.
   return { ...summary(b), progress: redactSecrets(b.progress, secretValues(job.spec)) };
 }

@@ -208,7 +208,7 @@ export async function createSavepoint(
 
 async function findSavepoint(db: PrismaClient, jobId: string, savepointId: string) {
   const sp = await db.savepoint.findFirst({ where: { id: savepointId, jobId } });
-  if (!sp) throw new NotFoundError('savepoint', savepointId);
+  if (!sp) throw new NotFoundError('savepoint', savepointId, `/api/jobs/${jobId}/savepoints`);
   return sp;
 }
 
