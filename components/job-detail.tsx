@@ -1,6 +1,6 @@
 'use client';
 /**
- * The job page: status and actions on top, then tabs for charts, batch history, runs, the
+ * The job page: status and actions on top, then tabs for charts, the plan graph, batch history, runs, the
  * checkpoint inspector and the definition. While the job is active the page follows the
  * progress stream (server-sent events: each committed batch invalidates the charts and the
  * first batch page) and polls the job's status every two seconds as a fallback.
@@ -20,6 +20,7 @@ import { DuplicateDiagnosisPanel } from './duplicate-diagnosis-panel';
 import { ContractAudit } from './contract-audit';
 import { formatAgo, formatDuration } from './format';
 import { JobActions } from './job-actions';
+import { JobPlanPanel } from './job-plan-panel';
 import { queryKeys } from './query-keys';
 import { RunsTable, type RunPage } from './runs-table';
 import { GuaranteeBadge, StatusBadge } from './status-badge';
@@ -27,7 +28,7 @@ import { useNow } from './use-now';
 import { LIVE_STATUSES } from '@/lib/server/job-lifecycle';
 import { rawSourcesOf } from '@/lib/engine/spec/spec-sources';
 
-const TABS = ['Charts', 'Batches', 'Runs', 'Checkpoint', 'Drills', 'Definition'] as const;
+const TABS = ['Charts', 'Plan', 'Batches', 'Runs', 'Checkpoint', 'Drills', 'Definition'] as const;
 type Tab = (typeof TABS)[number];
 
 function describeRestartPolicy(p: unknown): string {
@@ -179,6 +180,7 @@ export function JobDetail({
       </div>
       <div role="tabpanel" id="job-tabpanel" aria-labelledby={`tab-${tab.toLowerCase()}`} tabIndex={0}>
         {tab === 'Charts' && <BatchCharts jobId={id} live={live} initial={initialCharts} />}
+        {tab === 'Plan' && <JobPlanPanel jobId={id} live={live} sinkType={j.sinkType} sourceNames={jobSources.map((s) => s.name)} />}
         {tab === 'Batches' && (
           <>
             <TaskPlacementPanel jobId={id} live={live} />

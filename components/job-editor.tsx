@@ -396,7 +396,7 @@ export function JobEditor({ mode, jobId, initial, connectors }: { mode: 'new' | 
           <section className="panel" aria-label="Output mode">
             <OutputModePicker value={form.outputMode} onChange={(m) => set('outputMode', m)} verdicts={check.data?.modes} />
           </section>
-          <ExplainPanel operators={check.data?.operators} optimizations={check.data?.optimizations} output={check.data?.outputColumns} />
+          <ExplainPanel operators={check.data?.operators} optimizations={check.data?.optimizations} output={check.data?.outputColumns} sink={form.sinkType || undefined} />
           <PreviewPanel spec={spec} disabledReason={severalSources ?? previewBlocked} canReadSource={canSave || me.isLoading} />
           <ContractAudit contract={check.data?.contract} />
           <section className="panel" aria-label="Deploy">

@@ -10,6 +10,7 @@ export const queryKeys = {
   batches: (id: string, before: number | null, limit: number) => ['jobs', id, 'batches', before, limit] as const,
   batch: (id: string, batchId: number) => ['jobs', id, 'batch', batchId] as const,
   tasks: (id: string) => ['jobs', id, 'tasks'] as const,
+  plan: (id: string) => ['jobs', id, 'plan'] as const,
   runs: (id: string, before: string | null, limit: number) => ['jobs', id, 'runs', before, limit] as const,
   checkpoint: (id: string) => ['jobs', id, 'checkpoint'] as const,
   duplicateDiagnosis: (id: string) => ['jobs', id, 'duplicate-diagnosis'] as const,

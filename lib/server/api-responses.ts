@@ -88,8 +88,10 @@ const restartCheckResponse = z.object({
   details: z.record(z.string(), json).optional(),
 });
 
+const explainOperators = z.array(z.object({ depth: z.number().int(), operator: z.string(), kind: z.enum(['stateless', 'stateful', 'source', 'other']), reason: z.string().nullable() }));
+
 const draftCheckResponse = validationResponse.extend({
-  operators: z.array(z.object({ depth: z.number().int(), operator: z.string(), kind: z.enum(['stateless', 'stateful', 'source', 'other']), reason: z.string().nullable() })).optional(),
+  operators: explainOperators.optional(),
   modes: z.array(z.object({ mode: z.enum(['append', 'update', 'complete']), legal: z.boolean(), decided: z.boolean(), reasons: z.array(z.string()), warnings: z.array(z.string()) })).optional(),
   restartCheck: restartCheckResponse.nullable().optional().describe('With jobId: whether the spec restarts on the job’s checkpoint'),
   completion: z.object({
@@ -270,6 +272,7 @@ export const RESPONSES = {
   batches: page(batchSummaryResponse, 'nextBefore'),
   batch: batchDetailResponse,
   charts: loose({}),
+  plan: z.object({ operators: explainOperators, problem: z.string().nullable() }),
   taskPlacement: loose({ parallelism: z.number(), batches: z.number(), fromBatchId: z.number().nullable(), toBatchId: z.number().nullable(), batchesWithTasks: z.number(), workers: z.array(loose({ workerId: z.string(), tasks: z.number(), batches: z.number(), inputRows: z.number(), rows: z.number(), durationMs: z.number(), retries: z.number() })) }),
   checkpoint: loose({ location: z.string(), files: z.array(z.object({ path: z.string(), size: z.number() }).loose()), totalBytes: z.number(), pendingBatch: z.number().int().nullable() }),
   checkpointFile: checkpointFileResponse,
