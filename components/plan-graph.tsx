@@ -21,6 +21,9 @@ const PAD = 8;
 /** Characters of 12 px monospace that fit in a box's width less its padding. */
 const CHARS = 31;
 
+/** The smallest the drawing is scaled to fit its panel: 12 px text stays above 8 px. */
+const MIN_SCALE = 0.7;
+
 const KIND_LABEL: Record<PlanNode['kind'], string> = { stateful: 'stateful', stateless: '', source: 'source', sink: 'sink', other: '' };
 
 /** A node's text in full: its operator, why it keeps state, and its figures. */
@@ -52,7 +55,8 @@ export function PlanGraph({
     <div className="plan-graph">
       {/* Focusable and named, so that a keyboard user can scroll a plan wider than its panel (axe's scrollable-region-focusable). */}
       <div className="plan-graph-scroll" tabIndex={0} role="region" aria-label="Plan graph">
-        <svg role="img" aria-label={summary} width={layout.width} height={layout.height} viewBox={`0 0 ${layout.width} ${layout.height}`}>
+        {/* Shrinks to a narrow panel (the editor's column) down to MIN_SCALE, where text is still legible; scrolls beyond. */}
+        <svg role="img" aria-label={summary} width={layout.width} height={layout.height} viewBox={`0 0 ${layout.width} ${layout.height}`} style={{ maxWidth: '100%', minWidth: Math.round(layout.width * MIN_SCALE), height: 'auto' }}>
           <defs>
             <marker id={marker} viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">
               <path d="M 0 0 L 10 5 L 0 10 z" className="plan-arrow" />

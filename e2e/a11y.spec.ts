@@ -139,7 +139,7 @@ const views: { name: string; open: (page: Page) => Promise<void> }[] = [
     },
   },
   { name: 'job-edit', open: async (p) => void (await p.goto(`/jobs/${jobId}/edit`), await expect(p.getByRole('textbox', { name: 'SQL query' })).toBeVisible()) },
-  ...['Charts', 'Batches', 'Runs', 'Checkpoint', 'Drills', 'Definition'].map((t) => ({
+  ...['Charts', 'Plan', 'Batches', 'Runs', 'Checkpoint', 'Drills', 'Definition'].map((t) => ({
     name: `job-${t.toLowerCase()}`,
     open: async (p: Page) => {
       await p.goto(`/jobs/${jobId}`);
@@ -149,6 +149,7 @@ const views: { name: string; open: (page: Page) => Promise<void> }[] = [
       if (t === 'Runs') await expect(p.getByRole('table', { name: 'Runs' })).toBeVisible();
       if (t === 'Checkpoint') await expect(p.getByRole('region', { name: 'Checkpoint inspector' })).toBeVisible();
       if (t === 'Charts') await expect(p.locator('.recharts-wrapper').first()).toBeVisible();
+      if (t === 'Plan') await expect(p.getByRole('img', { name: /^Plan graph of .* Figures of batch \d+\.$/ })).toBeVisible();
     },
   })),
   {

@@ -100,6 +100,7 @@ export async function main() {
     const me = await import('@/app/api/auth/me/route');
     const summary = await import('@/app/api/alerts/summary/route');
     const runs = await import('@/app/api/jobs/[id]/runs/route');
+    const plan = await import('@/app/api/jobs/[id]/plan/route');
     const byPath = (method: string, p: string) => OPERATIONS.find((o) => o.method === method && o.path === p)!.response!;
     const created = await kit.call(jobs.POST, '/api/jobs', { method: 'POST', token: kit.tokens.admin, body: { spec: filesSpec('typed', dir), description: 'typed client' } });
     expect(created.status).toBe(201);
@@ -109,6 +110,7 @@ export async function main() {
       ['get', '/api/jobs', await kit.call(jobs.GET, '/api/jobs?limit=5', { token: kit.tokens.viewer })],
       ['get', '/api/jobs/{id}', await kit.call(job.GET, `/api/jobs/${id}`, { token: kit.tokens.viewer, params: { id } })],
       ['get', '/api/jobs/{id}/runs', await kit.call(runs.GET, `/api/jobs/${id}/runs`, { token: kit.tokens.viewer, params: { id } })],
+      ['get', '/api/jobs/{id}/plan', await kit.call(plan.GET, `/api/jobs/${id}/plan`, { token: kit.tokens.viewer, params: { id } })],
       ['get', '/api/auth/me', await kit.call(me.GET, '/api/auth/me', { token: kit.tokens.viewer })],
       ['get', '/api/alerts/summary', await kit.call(summary.GET, '/api/alerts/summary', { token: kit.tokens.viewer })],
     ];
