@@ -17,7 +17,7 @@
 import { describe, expect, it } from 'vitest';
 import { goldenCases, sameColumnTypes, weirAnswer } from './testing/spark-golden-file';
 
-const FILES = ['array', 'arrayJoin', 'bitwise', 'booleanEquality', 'cast', 'ceil-floor-with-scale-param', 'comparator', 'conditional-functions', 'csv-functions', 'date', 'datetime-formatting-invalid', 'datetime-parsing', 'datetime-parsing-invalid', 'decimalArithmeticOperations', 'higher-order-functions', 'implicitTypeCasts', 'interval', 'json-functions', 'literals', 'map', 'math', 'misc-functions', 'predicate-functions', 'regexp-functions', 'string-functions', 'try_arithmetic', 'try_datetime_functions', 'try_element_at', 'url-functions'] as const;
+const FILES = ['array', 'arrayJoin', 'bitwise', 'booleanEquality', 'cast', 'ceil-floor-with-scale-param', 'comparator', 'conditional-functions', 'csv-functions', 'date', 'datetime-formatting-invalid', 'datetime-parsing', 'datetime-parsing-invalid', 'decimalArithmeticOperations', 'higher-order-functions', 'implicitTypeCasts', 'interval', 'json-functions', 'literals', 'map', 'mask-functions', 'math', 'misc-functions', 'predicate-functions', 'regexp-functions', 'string-functions', 'try_arithmetic', 'try_datetime_functions', 'try_element_at', 'url-functions'] as const;
 
 /** Why Weir answers otherwise. */
 const WHY = {
@@ -115,6 +115,7 @@ const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> 
   },
   map: {
   },
+  "mask-functions": {},
   math: {},
   "misc-functions": {
     "select typeof(null)": WHY.typeofVoid,

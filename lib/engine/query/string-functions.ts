@@ -172,9 +172,10 @@ function mask(s: string, upper: unknown, lower: unknown, digit: unknown, other: 
   return chars(s).map((c) => { const r = pick(c); return r === null || r === undefined ? c : (r as string); }).join('');
 }
 
+const MASK_ARGS = ['upperChar', 'lowerChar', 'digitChar', 'otherChar'];
 const maskLiterals = (lits: unknown[]): string | undefined => {
-  const bad = lits.slice(1).find((l) => typeof l === 'string' && chars(l).length !== 1);
-  return bad === undefined ? undefined : `mask(): a replacement must be one character, got '${String(bad)}'`;
+  const i = lits.slice(1).findIndex((l) => typeof l === 'string' && chars(l).length !== 1);
+  return i < 0 ? undefined : `[DATATYPE_MISMATCH.INPUT_SIZE_NOT_ONE] mask(): ${MASK_ARGS[i]} must be one character (or NULL to keep those characters), got '${String(lits[i + 1])}'`;
 };
 
 /** Spark's luhn_check: digits only, not empty, the Luhn sum a multiple of 10. */
