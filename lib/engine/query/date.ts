@@ -30,25 +30,54 @@ export const dateFromTimestamp = (ms: number): number => Math.floor(ms / DAY_MS)
 /** The date's midnight UTC as epoch ms. */
 export const timestampFromDate = (days: number): number => days * DAY_MS;
 
-/** Spark's date-to-string form: `yyyy-MM-dd`. */
-export function formatDate(days: number): string {
-  const iso = new Date(days * DAY_MS).toISOString();
-  // Years past 9999 (or before 0) are `+012345-...` in toISOString; Spark prints them with their digits.
-  return iso.startsWith('+') || iso.startsWith('-') ? iso.slice(0, iso.indexOf('T')).replace(/^\+0*/, '') : iso.slice(0, 10);
+/** Days from 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's days_from_civil), month 1 to 12. */
+export function daysFromCivil(y: number, m: number, d: number): number {
+  y -= m <= 2 ? 1 : 0;
+  const era = Math.floor(y / 400);
+  const yoe = y - era * 400;
+  const doy = Math.floor((153 * (m + (m > 2 ? -3 : 9)) + 2) / 5) + d - 1;
+  return era * 146_097 + yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy - 719_468;
+}
+
+/** The proleptic Gregorian [year, month 1 to 12, day] of a day count (civil_from_days): any DATE, past Date's range too. */
+function civilFromDays(days: number): [number, number, number] {
+  const z = days + 719_468;
+  const era = Math.floor(z / 146_097);
+  const doe = z - era * 146_097;
+  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36_524) - Math.floor(doe / 146_096)) / 365);
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+  const mp = Math.floor((5 * doy + 2) / 153);
+  const m = mp < 10 ? mp + 3 : mp - 9;
+  return [yoe + era * 400 + (m <= 2 ? 1 : 0), m, doy - Math.floor((153 * mp + 2) / 5) + 1];
 }
 
 /**
- * Spark's CAST(string AS DATE) (ANSI off): `yyyy`, `yyyy-[m]m`, `yyyy-[m]m-[d]d`, optionally
- * followed by a space or `T` and anything (a time); NULL for anything else or a day that does
- * not exist (2024-02-30).
+ * A year as Spark's formatters write it (java.time's `uuuu`, SignStyle.EXCEEDS_PAD): four digits,
+ * a minus before a year before 1 (`-0001` is 2 BC), a plus before one past 9999 (`+10000`).
+ */
+const formatYear = (y: number): string => (y < 0 ? `-${String(-y).padStart(4, '0')}` : y > 9999 ? `+${y}` : String(y).padStart(4, '0'));
+
+const two = (n: number): string => String(n).padStart(2, '0');
+
+/** Spark's date-to-string form: `yyyy-MM-dd`, its year as formatYear writes it. */
+export function formatDate(days: number): string {
+  const [y, m, d] = civilFromDays(days);
+  return `${formatYear(y)}-${two(m)}-${two(d)}`;
+}
+
+/**
+ * Spark's CAST(string AS DATE) (ANSI off, stringToDate): `yyyy`, `yyyy-[m]m`, `yyyy-[m]m-[d]d`,
+ * its year of four to seven digits and signed or not, optionally followed by a space or `T` and
+ * anything (a time); NULL for anything else, a day that does not exist (2024-02-30) or one past
+ * a DATE's range (an INT of days).
  */
 export function parseDate(s: string): number | null {
-  const m = /^(\d{4})(?:-(\d{1,2})(?:-(\d{1,2})(?:[ T].*)?)?)?$/s.exec(s.trim());
+  const m = /^([+-]?\d{4,7})(?:-(\d{1,2})(?:-(\d{1,2})(?:[ T].*)?)?)?$/s.exec(s.trim());
   if (!m) return null;
   const y = Number(m[1]);
   const mo = Number(m[2] ?? 1);
   const d = Number(m[3] ?? 1);
-  const t = new Date(utc(y, mo - 1, d));
-  if (t.getUTCMonth() !== mo - 1 || t.getUTCDate() !== d) return null;
-  return dateFromTimestamp(t.getTime());
+  if (mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y, mo - 1)) return null;
+  const days = daysFromCivil(y, mo, d);
+  return days >= -(2 ** 31) && days < 2 ** 31 ? days : null;
 }

@@ -233,13 +233,22 @@ function parseTokens(text: string, tokens: Token[], legacy: boolean): number | n
   let mi = 0;
   let sec = 0;
   let ms = 0;
-  let micros = 0;
+  let fraction = 0;
   let pm: boolean | undefined;
   let hour12 = false;
   let zone: string | undefined;
   // Day of the year (D), and whether a month and a day were read, which it must agree with.
   let dayOfYear: number | undefined;
   let [monthRead, dayRead] = [false, false];
+  // A field read twice must read the same value both times (java.time's resolver; so
+  // `SSSSSS yyyy-MM-dd HH:mm:ss.SSSSSS` reads a fraction that appears twice, equal, once), where
+  // SimpleDateFormat keeps the last.
+  const read = new Map<string, number>();
+  const agrees = (field: string, v: number): boolean => {
+    const was = read.get(field);
+    read.set(field, v);
+    return legacy || was === undefined || was === v;
+  };
   const digits = (min: number, max: number): number | null => {
     let j = i;
     while (j < text.length && j - i < max && text[j] >= '0' && text[j] <= '9') j++;
@@ -259,31 +268,32 @@ function parseTokens(text: string, tokens: Token[], legacy: boolean): number | n
     const next = tokens[k + 1];
     const adjacent = next !== undefined && 'letter' in next;
     const max = adjacent ? Math.max(t.count, t.letter === 'y' && t.count !== 2 ? 4 : 2) : t.letter === 'y' ? 9 : t.letter === 'S' ? 9 : 2;
-    const min = (t.count === 2 && !legacy) || adjacent ? t.count : 1;
+    // java.time's widths: a year of three or more letters (yyyy) takes at least that many digits.
+    const min = ((t.count === 2 || (t.letter === 'y' && t.count > 2)) && !legacy) || adjacent ? t.count : 1;
     let v: number | null;
     switch (t.letter) {
       case 'y':
         v = digits(t.count === 2 ? 2 : min, t.count === 2 ? 2 : max);
-        if (v === null) return null;
+        if (v === null || !agrees('y', v)) return null;
         y = t.count === 2 ? 2000 + v : v;
         break;
       case 'M':
       case 'L':
         if (t.count >= 3) {
           const idx = MONTHS.findIndex((m) => (t.count >= 4 ? text.slice(i, i + m.length).toLowerCase() === m.toLowerCase() : text.slice(i, i + 3).toLowerCase() === m.slice(0, 3).toLowerCase()));
-          if (idx < 0) return null;
+          if (idx < 0 || !agrees('M', idx)) return null;
           i += t.count >= 4 ? MONTHS[idx].length : 3;
           mo = idx;
         } else {
           v = digits(min, max);
-          if (v === null || v < 1 || v > 12) return null;
+          if (v === null || v < 1 || v > 12 || !agrees('M', v - 1)) return null;
           mo = v - 1;
         }
         monthRead = true;
         break;
       case 'd':
         v = digits(min, max);
-        if (v === null) return null;
+        if (v === null || !agrees('d', v)) return null;
         day = v;
         dayRead = true;
         break;
@@ -296,24 +306,24 @@ function parseTokens(text: string, tokens: Token[], legacy: boolean): number | n
       case 'H':
       case 'k':
         v = digits(min, max);
-        if (v === null || v > 24) return null;
+        if (v === null || v > 24 || !agrees('H', v % 24)) return null;
         h = v === 24 ? 0 : v;
         break;
       case 'h':
       case 'K':
         v = digits(min, max);
-        if (v === null || v > 12) return null;
+        if (v === null || v > 12 || !agrees('h', v % 12)) return null;
         h = v % 12;
         hour12 = true;
         break;
       case 'm':
         v = digits(min, max);
-        if (v === null || v > 59) return null;
+        if (v === null || v > 59 || !agrees('m', v)) return null;
         mi = v;
         break;
       case 's':
         v = digits(min, max);
-        if (v === null || v > 59) return null;
+        if (v === null || v > 59 || !agrees('s', v)) return null;
         sec = v;
         break;
       case 'S': {
@@ -321,9 +331,8 @@ function parseTokens(text: string, tokens: Token[], legacy: boolean): number | n
         v = digits(1, t.count);
         if (v === null) return null;
         // Microseconds: Spark's timestamps keep no more (a seventh to ninth digit is dropped).
-        const us = Number(text.slice(start, i).padEnd(6, '0').slice(0, 6));
-        ms += Math.floor(us / 1000);
-        micros = us % 1000;
+        fraction = Number(text.slice(start, i).padEnd(6, '0').slice(0, 6));
+        if (!agrees('S', fraction)) return null;
         break;
       }
       case 'a': {
@@ -373,6 +382,8 @@ function parseTokens(text: string, tokens: Token[], legacy: boolean): number | n
   const t = utc(y, mo, day, h, mi, sec, 0);
   const check = new Date(t);
   if (check.getUTCDate() !== day || check.getUTCMonth() !== mo) return null;
+  ms += Math.floor(fraction / 1000);
+  const micros = fraction % 1000;
   if (zone === undefined) return timestampOf(t + ms, micros);
   // The instant whose local time in the zone is t: the offset at t, then at the instant it gives.
   const first = zoneOffsetMs(zone, t + ms);

@@ -6,7 +6,7 @@
  * Anything outside the subset Weir runs is refused here with a SqlValidationError naming the
  * construct at its exact position in the text.
  */
-import { daysInMonth, utc } from './date';
+import { daysFromCivil, daysInMonth, utc } from './date';
 import { timestampOf } from './timestamp-micros';
 import { fitsLong, INTEGRAL_BITS, toLong, wrapToWidth } from './long';
 import { METADATA_COLUMN, structFieldName, type BinaryOp, type Expr, type SqlPosition, type SqlType } from './expression';
@@ -533,9 +533,12 @@ function windowSpecText(text: string): string {
 export function parseTimestampLiteral(s: string, ntz = false, refuseZone = false): number | null {
   const fast = parseIsoTimestamp(s, ntz, refuseZone);
   if (fast !== undefined) return fast;
-  const m = /^(\d{4})-(\d{2})-(\d{2})(?:[ T](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?\s*(Z|[+-]\d{2}:?\d{2})?$/.exec(s.trim());
+  // Spark's stringToTimestamp: a signed year of four to six digits, then optionally the month,
+  // the day and a time, each of one or two digits.
+  const m = /^([+-]?\d{4,6})(?:-(\d{1,2})(?:-(\d{1,2})(?:[ T](\d{1,2}):(\d{1,2})(?::(\d{1,2})(?:\.(\d{1,9}))?)?)?\s*(Z|[+-]\d{2}:?\d{2})?)?)?$/.exec(s.trim());
   if (!m) return null;
-  const [, y, mo, d, h = '0', mi = '0', sec = '0', frac = '', written] = m;
+  const [, y, mo = '1', d = '1', h = '0', mi = '0', sec = '0', frac = '', written] = m;
+  if (Number(h) > 23 || Number(mi) > 59 || Number(sec) > 59) return null;
   if (ntz && refuseZone && written) return null;
   const zone = ntz ? undefined : written;
   const us = Number((frac + '000000').slice(0, 6));
@@ -562,15 +565,6 @@ function digitsAt(s: string, i: number, n: number): number {
     v = v * 10 + c;
   }
   return v;
-}
-
-/** Days from 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's days_from_civil). */
-function daysFromCivil(y: number, m: number, d: number): number {
-  y -= m <= 2 ? 1 : 0;
-  const era = Math.floor(y / 400);
-  const yoe = y - era * 400;
-  const doy = Math.floor((153 * (m + (m > 2 ? -3 : 9)) + 2) / 5) + d - 1;
-  return era * 146_097 + yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy - 719_468;
 }
 
 /**

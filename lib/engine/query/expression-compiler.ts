@@ -1104,12 +1104,14 @@ class ExpressionCompiler implements LambdaCompiler {
     // An untyped NULL beside a date or an interval, as Spark's ResolveBinaryArithmetic reads it:
     // beside an interval it is that interval (NULL + INTERVAL 1 HOUR is an INTERVAL HOUR), minus or
     // from a date it is a date (SubtractDates: an INTERVAL DAY), plus a date an interval (TimeAdd:
-    // a TIMESTAMP).
+    // a TIMESTAMP), minus or from a timestamp a timestamp (SubtractTimestamps: an INTERVAL DAY TO
+    // SECOND).
     const nullBeside = l.type === 'null' ? r : r.type === 'null' ? l : undefined;
     if (nullBeside && (e.op === '+' || e.op === '-')) {
       const nothing = () => null;
       if (nullBeside.type === 'day_time_interval' || nullBeside.type === 'year_month_interval') return { type: nullBeside.type, interval: nullBeside.interval, eval: nothing };
       if (nullBeside.type === 'date' && e.op === '-') return { type: 'day_time_interval', interval: { start: 0, end: 0 }, eval: nothing };
+      if (nullBeside.type === 'timestamp' && e.op === '-') return { type: 'day_time_interval', interval: fullRange('day_time_interval'), eval: nothing };
       if (nullBeside.type === 'date') return { type: 'timestamp', eval: nothing };
     }
     // Spark's DateAdd/DateSub operators: `date + n`, `n + date` and `date - n` are date_add/date_sub.

@@ -405,6 +405,14 @@ const FORM_EXAMPLES: [string, unknown][] = [
   ["to_timestamp('2016-12-31', 'yyyy-MM-dd[ HH:mm[:ss]]')", Date.UTC(2016, 11, 31)],
   ["to_timestamp('2016-12-31 05:06', 'yyyy-MM-dd[ HH:mm[:ss]]')", Date.UTC(2016, 11, 31, 5, 6)],
   ["to_timestamp('2016-12-31 05:06:07', 'yyyy-MM-dd[ HH:mm[:ss]]')", Date.UTC(2016, 11, 31, 5, 6, 7)],
+  // Spark's stringToTimestamp and stringToDate: a year alone, one-digit fields, a signed year past four digits
+  ["CAST('2019' AS TIMESTAMP)", Date.UTC(2019, 0, 1)],
+  ["CAST('2019-1-2 3:4:5' AS TIMESTAMP)", Date.UTC(2019, 0, 2, 3, 4, 5)],
+  ["CAST(CAST('12345-01-01' AS DATE) AS STRING)", '+12345-01-01'],
+  ["CAST(TIMESTAMP '-0001-02-03 04:05:06' AS STRING)", '-0001-02-03 04:05:06'],
+  // a field the pattern reads twice, both readings the same (Spark's sql-tests timestamp.sql.out): read once
+  ["to_timestamp('123456 2019-10-06 10:11:12.123456', 'SSSSSS yyyy-MM-dd HH:mm:ss.SSSSSS')", (Date.UTC(2019, 9, 6, 10, 11, 12) * 1000 + 123_456) / 1000],
+  ["to_timestamp('06 2019-10-06', 'dd yyyy-MM-dd')", Date.UTC(2019, 9, 6)],
   // try_to_timestamp, Spark 3.5's documented examples.
   ["try_to_timestamp('2016-12-31 00:12:00')", Date.UTC(2016, 11, 31, 0, 12)],
   ["try_to_timestamp('2016-12-31', 'yyyy-MM-dd')", Date.UTC(2016, 11, 31)],

@@ -17,7 +17,7 @@
 import { describe, expect, it } from 'vitest';
 import { goldenCases, sameColumnTypes, weirAnswer } from './testing/spark-golden-file';
 
-const FILES = ['array', 'arrayJoin', 'bitwise', 'booleanEquality', 'cast', 'ceil-floor-with-scale-param', 'comparator', 'conditional-functions', 'csv-functions', 'date', 'datetime-formatting-invalid', 'datetime-parsing', 'datetime-parsing-invalid', 'decimalArithmeticOperations', 'higher-order-functions', 'implicitTypeCasts', 'interval', 'json-functions', 'literals', 'map', 'mask-functions', 'math', 'misc-functions', 'predicate-functions', 'regexp-functions', 'string-functions', 'try_arithmetic', 'try_datetime_functions', 'try_element_at', 'url-functions'] as const;
+const FILES = ['array', 'arrayJoin', 'bitwise', 'booleanEquality', 'cast', 'ceil-floor-with-scale-param', 'comparator', 'conditional-functions', 'csv-functions', 'date', 'datetime-formatting-invalid', 'datetime-parsing', 'datetime-parsing-invalid', 'datetime-special', 'decimalArithmeticOperations', 'higher-order-functions', 'implicitTypeCasts', 'interval', 'json-functions', 'literals', 'map', 'mask-functions', 'math', 'misc-functions', 'predicate-functions', 'regexp-functions', 'string-functions', 'timestamp', 'try_arithmetic', 'try_datetime_functions', 'try_element_at', 'url-functions'] as const;
 
 /** Why Weir answers otherwise. */
 const WHY = {
@@ -38,6 +38,7 @@ const WHY = {
   wrongNumArgsClass: "refused with WRONG_NUM_ARGS.WITHOUT_SUGGESTION, the class Weir gives every wrong arity; this copy's Spark gave WRONG_NUM_ARGS",
   typeofInterval: "INTERVAL '23 days' was Spark 3.0's legacy CalendarInterval (typeof interval); Weir types it as an INTERVAL DAY TO SECOND",
   timeOnlyText: "a time without a date ('10:11:12') casts in Spark to that time of the session's current date; Weir's cast is a function of its text alone, needs the date, and answers NULL",
+  farTimestamp: "a TIMESTAMP before 1691 (or after 2248) keeps its microseconds only to within a few: Weir's is epoch milliseconds in a double",
   dateStringCompare: "Spark 2.4's answer (a DATE beside a string compared as strings); Spark 3.0+ casts the string to a DATE, as Weir does",
 };
 
@@ -54,6 +55,7 @@ const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> 
   },
   "datetime-formatting-invalid": {},
   "datetime-parsing": {},
+  "datetime-special": {},
   "datetime-parsing-invalid": {
     "select to_timestamp('123', 'yy')": WHY.legacyParserCheck,
     "select to_timestamp('1', 'yyy')": WHY.legacyParserCheck,
@@ -131,6 +133,13 @@ const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> 
     "SELECT btrim(encode('xxxbarxxx', 'utf-8'), encode('x', 'utf-8'))": WHY.btrimBinary,
     "select to_binary('abc', 1)": WHY.binaryFormatClass,
     "select to_binary('abc', 'invalidFormat')": WHY.binaryFormatClass,
+  },
+  timestamp: {
+    "SELECT make_timestamp(1, 1, 1, 1, 1, 59.999999)": WHY.farTimestamp,
+    "select to_timestamp('2019-10-06 10:11:12.1234567PST', 'yyyy-MM-dd HH:mm:ss.SSSSSS[zzz]')": WHY.legacyParserCheck,
+    "select to_timestamp('223456 2019-10-06 10:11:12.123456PST', 'SSSSSS yyyy-MM-dd HH:mm:ss.SSSSSS[zzz]')": WHY.legacyParserCheck,
+    "select to_timestamp(\"12.1232019-10-06S10:11\", \"ss.SSSSyyyy-MM-dd'S'HH:mm\")": WHY.legacyParserCheck,
+    "select to_timestamp(\"12.1234019-10-06S10:11\", \"ss.SSSSy-MM-dd'S'HH:mm\")": WHY.farTimestamp,
   },
   try_arithmetic: {
     "SELECT try_divide(1, (2147483647 + 1))": WHY.javaDouble,

@@ -10,6 +10,7 @@
  * |v| < 2^43 ms, the years 1691 to 2248 (where a double count of microseconds would be exact
  * too). Outside that range the milliseconds stay right and the microseconds may be off.
  */
+import { dateFromTimestamp, formatDate } from './date';
 import { toLong, type Long } from './long';
 
 /** The largest |ms| whose ms * 1000 + 999 is a safe integer. */
@@ -98,8 +99,9 @@ export const utcDate = (v: number): Date => new Date(Math.floor(v));
  */
 export function formatTimestamp(v: number): string {
   const [ms, micros] = splitTimestamp(v);
-  const iso = new Date(ms).toISOString(); // 2024-01-02T03:04:05.123Z
-  const base = iso.slice(0, 19).replace('T', ' ');
-  const fraction = `${iso.slice(20, 23)}${String(micros).padStart(3, '0')}`.replace(/0+$/, '');
+  const iso = new Date(ms).toISOString(); // 2024-01-02T03:04:05.123Z, or ±YYYYYY-… past 9999
+  const at = iso.indexOf('T');
+  const base = `${formatDate(dateFromTimestamp(ms))} ${iso.slice(at + 1, at + 9)}`;
+  const fraction = `${iso.slice(at + 10, at + 13)}${String(micros).padStart(3, '0')}`.replace(/0+$/, '');
   return fraction === '' ? base : `${base}.${fraction}`;
 }

@@ -136,7 +136,7 @@ export function typedLiteral(typeName: string, value: string, pos: Position): Li
     case 'TIMESTAMP':
     case 'TIMESTAMP_LTZ':
     case 'TIMESTAMP_NTZ':
-      if (!/^\s*\d{4}(-\d{1,2}(-\d{1,2}([ T]\d{1,2}(:\d{1,2}(:\d{1,2}(\.\d*)?)?)?)?\s*(Z|UTC|[+-]\d{1,2}(:?\d{2})?|[A-Za-z]+\/[A-Za-z_]+)?)?)?\s*$/.test(value)) throw invalidTyped(t, value, pos);
+      if (!/^\s*[+-]?\d{4,6}(-\d{1,2}(-\d{1,2}([ T]\d{1,2}(:\d{1,2}(:\d{1,2}(\.\d*)?)?)?)?\s*(Z|UTC|[+-]\d{1,2}(:?\d{2})?|[A-Za-z]+\/[A-Za-z_]+)?)?)?\s*$/.test(value)) throw invalidTyped(t, value, pos);
       return lit(value, t === 'TIMESTAMP_NTZ' ? TimestampNTZType : TimestampType, pos);
     case 'X': {
       if (!/^[0-9a-fA-F]*$/.test(value)) throw invalidTyped(t, value, pos);
