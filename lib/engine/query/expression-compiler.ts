@@ -1118,6 +1118,12 @@ class ExpressionCompiler implements LambdaCompiler {
     const isInt = (t: ExprType) => t === 'long' || t === 'null';
     if (l.type === 'date' && isInt(r.type) && (e.op === '+' || e.op === '-')) return this.call({ kind: 'call', name: e.op === '+' ? 'date_add' : 'date_sub', args: [e.left, e.right] });
     if (isInt(l.type) && r.type === 'date' && e.op === '+') return this.call({ kind: 'call', name: 'date_add', args: [e.right, e.left] });
+    // Two untyped NULLs: Spark's ImplicitTypeCasts gives each the type the operator expects,
+    // NUMERIC's default, a DOUBLE (NULL + NULL and mod(NULL, NULL) are DOUBLEs).
+    if (l.type === 'null' && r.type === 'null' && (e.op === '+' || e.op === '-' || e.op === '*' || e.op === '%')) {
+      l = this.castOperand(e, e.left, l, { type: 'double' });
+      r = this.castOperand(e, e.right, r, { type: 'double' });
+    }
     // Spark's PromoteStrings (ANSI off): a string operand of arithmetic is read as a DOUBLE.
     if (l.type === 'string') l = this.castOperand(e, e.left, l, { type: 'double' });
     if (r.type === 'string') r = this.castOperand(e, e.right, r, { type: 'double' });

@@ -75,19 +75,24 @@ function conv(text: string, from: number, to: number): string | null {
   return negative && to < 0 ? `-${out}` : out;
 }
 
-/** Spark's width_bucket (WidthBucket.computeBucketNumber). */
-function widthBucket(v: number, min: number, max: number, n: number): number | null {
-  if (n <= 0 || Number.isNaN(v) || min === max || !Number.isFinite(min) || !Number.isFinite(max)) return null;
+/**
+ * Spark's width_bucket (WidthBucket.computeBucketNumber): NULL for Long.MaxValue buckets; the
+ * bucket is the DOUBLE n * (v - lower) / (upper - lower) made a BIGINT, plus one, in 64 bits.
+ */
+function widthBucket(v: number, min: number, max: number, buckets: Long): Long | null {
+  const n = BigInt(buckets);
+  if (n <= 0n || n === LONG_MAX || Number.isNaN(v) || min === max || !Number.isFinite(min) || !Number.isFinite(max)) return null;
   const lower = Math.min(min, max);
   const upper = Math.max(min, max);
+  const bucket = (share: number): Long => toLong(BigInt(Math.trunc((Number(n) * share) / (upper - lower))) + 1n);
   if (min < max) {
     if (v < lower) return 0;
-    if (v >= upper) return n + 1;
-    return Math.trunc((n * (v - lower)) / (upper - lower)) + 1;
+    if (v >= upper) return toLong(n + 1n);
+    return bucket(v - lower);
   }
   if (v > upper) return 0;
-  if (v <= lower) return n + 1;
-  return Math.trunc((n * (upper - v)) / (upper - lower)) + 1;
+  if (v <= lower) return toLong(n + 1n);
+  return bucket(upper - v);
 }
 
 const DATETIME_OR_INTERVAL = new Set(['date', 'timestamp', 'day_time_interval', 'year_month_interval']);
@@ -342,7 +347,7 @@ const pmodTyped: FunctionDef['typed'] = (e, args) => {
       decimal: t,
     };
   }
-  if (isIntegral(x) && isIntegral(y)) {
+  if (isIntegral(x) && isIntegral(y) && !(x.type === 'null' && y.type === 'null')) {
     const bits = integralWidth(x, y);
     return { ...nullSafeBinary({ type: 'long' }, x, y, (a, b) => pmodIntegral(bits, a as Long, b as Long)), ...(bits ? { integral: bits } : {}) };
   }
@@ -434,9 +439,12 @@ export const MATH_FUNCTIONS: Record<string, FunctionDef> = {
     // A number is read as its text, as Spark casts it to a string ('10.5' reads up to the point).
     impl: ([s, f, t], _c, types) => conv(types[0] === 'string' ? (s as string) : String(s), f as number, t as number),
   },
+  // Spark's WidthBucket takes (DOUBLE, DOUBLE, DOUBLE, BIGINT): a string is read as a number.
   width_bucket: {
-    min: 4, max: 4, type: (a) => nums(a) ?? 'long',
-    impl: ([v, lo, hi, n]) => widthBucket(v as number, lo as number, hi as number, Math.trunc(n as number)),
+    min: 4, max: 4, exactLongs: true,
+    inputTypes: (args) => args.map((a, i) => (i < 3 ? (a.type === 'double' && !a.float32 ? undefined : { type: 'double' }) : a.type === 'long' && a.integral === undefined ? undefined : { type: 'long' })),
+    type: (a) => nums(a) ?? 'long',
+    impl: ([v, lo, hi, n]) => widthBucket(Number(v), Number(lo), Number(hi), typeof n === 'number' ? Math.trunc(n) : (n as Long)),
   },
   try_add: tryArith('+', (a, b) => a + b, (a, b) => a + b),
   try_subtract: tryArith('-', (a, b) => a - b, (a, b) => a - b),
@@ -508,9 +516,9 @@ export const MATH_FUNCTIONS: Record<string, FunctionDef> = {
   // `a div b` (the compiler's IntegralDivide): a BIGINT, NULL for a zero divisor.
   div: { min: 2, max: 2, type: (a) => nums(a) ?? 'long', impl: ([x, y]) => ((y as number) === 0 ? null : Math.trunc((x as number) / (y as number))) },
   // Spark's Pmod: r = x % n, and (r + n) % n where r is negative (pmod(-7, -3) is -1); of
-  // integers and FLOATs, pmodTyped's.
+  // integers and FLOATs, pmodTyped's. Of two untyped NULLs a DOUBLE, NUMERIC's default.
   pmod: {
-    min: 2, max: 2, typed: pmodTyped, type: (a) => nums(a) ?? (a.every((t) => t === 'long' || t === 'null') ? 'long' : 'double'),
+    min: 2, max: 2, typed: pmodTyped, type: (a) => nums(a) ?? (a.every((t) => t === 'long' || t === 'null') && a.some((t) => t === 'long') ? 'long' : 'double'),
     impl: ([x, y]) => { const n = y as number; if (n === 0) return null; const r = (x as number) % n; return r < 0 ? (r + n) % n : r; },
   },
   // Spark's ShiftLeft, ShiftRight, ShiftRightUnsigned of a BIGINT: Java's 64-bit shifts (the

@@ -17,7 +17,7 @@
 import { describe, expect, it } from 'vitest';
 import { goldenCases, sameColumnTypes, weirAnswer } from './testing/spark-golden-file';
 
-const FILES = ['array', 'arrayJoin', 'bitwise', 'booleanEquality', 'cast', 'ceil-floor-with-scale-param', 'comparator', 'conditional-functions', 'csv-functions', 'date', 'datetime-formatting-invalid', 'datetime-parsing', 'datetime-parsing-invalid', 'datetime-special', 'decimalArithmeticOperations', 'higher-order-functions', 'implicitTypeCasts', 'interval', 'json-functions', 'literals', 'map', 'mask-functions', 'math', 'misc-functions', 'predicate-functions', 'regexp-functions', 'string-functions', 'timestamp', 'try_arithmetic', 'try_datetime_functions', 'try_element_at', 'url-functions'] as const;
+const FILES = ['array', 'arrayJoin', 'bitwise', 'booleanEquality', 'cast', 'ceil-floor-with-scale-param', 'comparator', 'conditional-functions', 'csv-functions', 'date', 'datetime-formatting-invalid', 'datetime-parsing', 'datetime-parsing-invalid', 'datetime-special', 'decimalArithmeticOperations', 'higher-order-functions', 'implicitTypeCasts', 'interval', 'json-functions', 'literals', 'map', 'mask-functions', 'math', 'misc-functions', 'operators', 'predicate-functions', 'regexp-functions', 'string-functions', 'timestamp', 'try_arithmetic', 'try_datetime_functions', 'try_element_at', 'url-functions'] as const;
 
 /** Why Weir answers otherwise. */
 const WHY = {
@@ -123,6 +123,7 @@ const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> 
     "select typeof(null)": WHY.typeofVoid,
     "select typeof(date '1986-05-23'),  typeof(timestamp '1986-05-23'), typeof(interval '23 days')": WHY.typeofInterval,
   },
+  operators: {},
   "predicate-functions": {
     "select to_date('2009-07-30 04:17:52') >= '2009-07-30 04:17:52'": WHY.dateStringCompare,
     "select to_date('2009-07-30 04:17:52') < '2009-07-30 04:17:52'": WHY.dateStringCompare,
