@@ -11,6 +11,9 @@ import { unifyTypes, widerTypeForTwo, type ExprType } from './sql-values';
 /** The INT literal 0. */
 const INT_ZERO: Expr = { kind: 'literal', value: 0, type: 'long', integral: 32 };
 
+/** The type of a choice between values: their wider type, VOID when all are untyped NULLs (Spark's if(c, NULL, NULL)). */
+const chosen = (values: ExprType[], fn: string): ExprType | string => (values.every((t) => t === 'null') ? 'null' : unified(values, fn, true));
+
 export const CONDITIONAL_FUNCTIONS: Record<string, FunctionDef> = {
   coalesce: {
     min: 1, max: 64, nullIntolerant: false, valueArgs: 'all', stringPromotion: true, coalescing: true, type: () => 'null',
@@ -42,13 +45,13 @@ export const CONDITIONAL_FUNCTIONS: Record<string, FunctionDef> = {
   },
   if: {
     min: 3, max: 3, nullIntolerant: false, valueArgs: [1, 2], stringPromotion: true,
-    type: (a) => (a[0] === 'boolean' || a[0] === 'null' ? unified(a.slice(1), 'if', true) : 'needs a boolean condition first'),
+    type: (a) => (a[0] === 'boolean' || a[0] === 'null' ? chosen(a.slice(1), 'if') : 'needs a boolean condition first'),
     impl: ([c, x, y]) => (c === true ? x : y),
   },
   // nvl and ifnull are Spark's coalesce, nvl2 its if (RuntimeReplaceable): they widen as those.
-  nvl: { min: 2, max: 2, nullIntolerant: false, valueArgs: 'all', stringPromotion: true, coalescing: true, type: (a) => unified(a, 'nvl', true), impl: ([x, y]) => x ?? y },
-  ifnull: { min: 2, max: 2, nullIntolerant: false, valueArgs: 'all', stringPromotion: true, coalescing: true, type: (a) => unified(a, 'ifnull', true), impl: ([x, y]) => x ?? y },
-  nvl2: { min: 3, max: 3, nullIntolerant: false, valueArgs: [1, 2], stringPromotion: true, type: (a) => unified(a.slice(1), 'nvl2', true), impl: ([x, y, z]) => (x !== null ? y : z) },
+  nvl: { min: 2, max: 2, nullIntolerant: false, valueArgs: 'all', stringPromotion: true, coalescing: true, type: (a) => chosen(a, 'nvl'), impl: ([x, y]) => x ?? y },
+  ifnull: { min: 2, max: 2, nullIntolerant: false, valueArgs: 'all', stringPromotion: true, coalescing: true, type: (a) => chosen(a, 'ifnull'), impl: ([x, y]) => x ?? y },
+  nvl2: { min: 3, max: 3, nullIntolerant: false, valueArgs: [1, 2], stringPromotion: true, type: (a) => chosen(a.slice(1), 'nvl2'), impl: ([x, y, z]) => (x !== null ? y : z) },
   // Spark 4's zeroifnull(x) is coalesce(x, 0), nullifzero(x) is nullif(x, 0) (RuntimeReplaceable).
   // Replaced by those, so that they type as those do: zeroifnull(CAST(1 AS TINYINT)) is an INT,
   // zeroifnull('abc') a STRING, nullifzero(0.0) a DECIMAL(1,1).
