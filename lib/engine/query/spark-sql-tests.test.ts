@@ -17,7 +17,7 @@
 import { describe, expect, it } from 'vitest';
 import { goldenCases, sameColumnTypes, weirAnswer } from './testing/spark-golden-file';
 
-const FILES = ['array', 'arrayJoin', 'bitwise', 'booleanEquality', 'cast', 'ceil-floor-with-scale-param', 'comparator', 'conditional-functions', 'csv-functions', 'date', 'datetime-formatting-invalid', 'datetime-parsing', 'datetime-parsing-invalid', 'datetime-special', 'decimalArithmeticOperations', 'higher-order-functions', 'implicitTypeCasts', 'interval', 'json-functions', 'literals', 'map', 'mask-functions', 'math', 'misc-functions', 'operators', 'predicate-functions', 'regexp-functions', 'sql-compatibility-functions', 'string-functions', 'timestamp', 'try_arithmetic', 'try_datetime_functions', 'try_element_at', 'url-functions'] as const;
+const FILES = ['array', 'arrayJoin', 'bitwise', 'booleanEquality', 'cast', 'ceil-floor-with-scale-param', 'comparator', 'conditional-functions', 'csv-functions', 'date', 'datetime-formatting-invalid', 'datetime-parsing', 'datetime-parsing-invalid', 'datetime-special', 'decimalArithmeticOperations', 'higher-order-functions', 'implicitTypeCasts', 'interval', 'json-functions', 'literals', 'map', 'mask-functions', 'math', 'misc-functions', 'operators', 'predicate-functions', 'random', 'regexp-functions', 'sql-compatibility-functions', 'string-functions', 'timestamp', 'try_arithmetic', 'try_datetime_functions', 'try_element_at', 'url-functions'] as const;
 
 /** Why Weir answers otherwise. */
 const WHY = {
@@ -112,6 +112,7 @@ const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> 
   literals: {
     "select +interval '1 day'": WHY.unaryPlusName,
   },
+  random: {},
   "regexp-functions": {
     "SELECT regexp_count('passwd7 plain A1234 a1234', '(?=[^ ]*[a-z])(?=[^ ]*[0-9])[^ ]+')": WHY.re2Lookahead,
   },
