@@ -144,7 +144,7 @@ function infer(v: unknown, raw: string[], opts: InferOptions): Inferred {
 export const JSON_SHAPE_FUNCTIONS: Record<string, FunctionDef> = {
   // The number of elements of a JSON array; NULL for any other value or invalid JSON.
   json_array_length: {
-    min: 1, max: 1, resultIntegral: 32, type: (a) => (isStr(a[0]) ? 'long' : 'json_array_length() takes a string'),
+    min: 1, max: 1, resultIntegral: 32, type: (a) => (isStr(a[0]) ? 'long' : 'takes a string (DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE)'),
     impl: ([s]) => { const p = parse(s as string); return p && Array.isArray(p.value) ? p.value.length : null; },
   },
   // Spark: the schema of the document as DDL text, for from_json; its argument must be a literal.
@@ -173,7 +173,7 @@ const STRING_ARRAY: TypeInfo = { type: 'array', elementType: { name: 'element', 
 export const JSON_ARRAY_FUNCTIONS: Record<string, CollectionFunctionDef> = {
   // The keys of the outermost JSON object; NULL for any other value or invalid JSON.
   json_object_keys: {
-    min: 1, max: 1, type: (a) => (isStr(a[0].type) ? STRING_ARRAY : 'json_object_keys() takes a string'),
+    min: 1, max: 1, type: (a) => (isStr(a[0].type) ? STRING_ARRAY : 'json_object_keys() takes a string (DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE)'),
     impl: ([s]) => {
       const p = parse(s as string);
       return p && p.value !== null && typeof p.value === 'object' && !Array.isArray(p.value) ? Object.keys(p.value) : null;

@@ -695,6 +695,12 @@ describe("Spark's function examples", () => {
     });
   });
 
+  it('json_array_length and json_object_keys of a number are refused with Spark\'s class (no implicit cast)', () => {
+    for (const sql of ['SELECT json_array_length(2) AS n FROM src', 'SELECT json_object_keys(200) AS k FROM src']) {
+      expect(() => compileStreamingQuery(sql, rel)).toThrow(expect.objectContaining({ errorClass: 'DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE' }));
+    }
+  });
+
   it('refuses monotonically_increasing_id as Spark does', () => {
     const err = (sql: string) => {
       try {
