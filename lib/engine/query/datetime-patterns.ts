@@ -59,7 +59,7 @@ const SHORT_IDS: Record<string, string> = {
 const zoneFormats = new Map<string, Intl.DateTimeFormat>();
 
 /** A zone's offset from UTC at an instant, in ms, or null for a zone name Weir does not know. */
-function zoneOffsetMs(zone: string, instant: number): number | null {
+export function zoneOffsetMs(zone: string, instant: number): number | null {
   const id = SHORT_IDS[zone.toUpperCase()] ?? zone;
   const fixed = /^(?:UTC|GMT|UT)?([+-])(\d{1,2})(?::?(\d{2}))?$/.exec(id);
   if (/^(UTC|GMT|UT|Z)$/i.test(id)) return 0;

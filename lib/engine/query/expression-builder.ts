@@ -8,6 +8,7 @@
  */
 import { daysFromCivil, daysInMonth, utc } from './date';
 import { timestampOf } from './timestamp-micros';
+import { zoneOffsetMs } from './datetime-patterns';
 import { fitsLong, INTEGRAL_BITS, toLong, wrapToWidth } from './long';
 import { METADATA_COLUMN, structFieldName, type BinaryOp, type Expr, type SqlPosition, type SqlType } from './expression';
 import type { DataType } from './parser/data-type';
@@ -525,34 +526,35 @@ function windowSpecText(text: string): string {
 }
 
 /**
- * Parses `YYYY-MM-DD[ T]HH:MM:SS[.ffffff][Z|±HH:MM]` (UTC when no zone) to a timestamp, or null:
- * a fraction keeps microseconds (Spark truncates a seventh to ninth digit). For a
- * TIMESTAMP_NTZ (`ntz`) the wall-clock time as written, as Spark's stringToTimestampWithoutTimeZone:
- * a zone ignored (a cast, a literal), or null with `refuseZone` (its JSON and CSV readers).
+ * Parses a timestamp as Spark's stringToTimestamp reads one (UTC when it names no zone), or null:
+ * `[+-]yyyy[-[m]m[-[d]d[( |T)[[h]h:[m]m[:[s]s[.ffffff]]][zone]]]]`, a signed year of four to six
+ * digits; the zone Z, an offset (+07:30, -1:0, +0730), or an ID (UTC, GMT+07:30, Europe/Moscow,
+ * PST), after a space or not. A fraction keeps microseconds (Spark truncates a seventh to ninth
+ * digit). For a TIMESTAMP_NTZ (`ntz`) the wall-clock time as written, as Spark's
+ * stringToTimestampWithoutTimeZone: a zone ignored (a cast, a literal), or null with
+ * `refuseZone` (its JSON and CSV readers).
  */
 export function parseTimestampLiteral(s: string, ntz = false, refuseZone = false): number | null {
   const fast = parseIsoTimestamp(s, ntz, refuseZone);
   if (fast !== undefined) return fast;
-  // Spark's stringToTimestamp: a signed year of four to six digits, then optionally the month,
-  // the day and a time, each of one or two digits.
-  const m = /^([+-]?\d{4,6})(?:-(\d{1,2})(?:-(\d{1,2})(?:[ T](\d{1,2}):(\d{1,2})(?::(\d{1,2})(?:\.(\d{1,9}))?)?)?\s*(Z|[+-]\d{2}:?\d{2})?)?)?$/.exec(s.trim());
+  const m = /^([+-]?\d{4,6})(?:-(\d{1,2})(?:-(\d{1,2})(?:[ T](?:(\d{1,2}):(\d{1,2})(?::(\d{1,2})(?:\.(\d{1,9}))?)?\s*([A-Za-z+-][A-Za-z0-9_/+:-]*)?)?)?)?)?$/.exec(s.trim());
   if (!m) return null;
   const [, y, mo = '1', d = '1', h = '0', mi = '0', sec = '0', frac = '', written] = m;
   if (Number(h) > 23 || Number(mi) > 59 || Number(sec) > 59) return null;
+  // Reject impossible dates such as 2024-02-31 (Date.UTC would roll them over).
+  if (Number(mo) < 1 || Number(mo) > 12 || Number(d) < 1 || Number(d) > daysInMonth(Number(y), Number(mo) - 1)) return null;
   if (ntz && refuseZone && written) return null;
   const zone = ntz ? undefined : written;
   const us = Number((frac + '000000').slice(0, 6));
-  let t = utc(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(sec), Math.floor(us / 1000));
-  if (zone && zone !== 'Z') {
-    const zm = /^([+-])(\d{2}):?(\d{2})$/.exec(zone)!;
-    const off = (Number(zm[2]) * 60 + Number(zm[3])) * 60_000;
-    t -= zm[1] === '+' ? off : -off;
-  }
-  const check = new Date(t);
-  if (Number.isNaN(check.getTime())) return null;
-  // Reject impossible dates such as 2024-02-31 (Date.UTC would roll them over).
-  if (!zone && (check.getUTCMonth() !== Number(mo) - 1 || check.getUTCDate() !== Number(d))) return null;
-  return timestampOf(t, us % 1000);
+  const t = utc(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(sec), Math.floor(us / 1000));
+  if (Number.isNaN(t)) return null;
+  if (zone === undefined) return timestampOf(t, us % 1000);
+  // Spark's getZoneId: (+|-)h:mm and (+|-)hh:m read as (+|-)hh:mm.
+  const id = zone.replace(/^([+-])(\d):/, '$10$2:').replace(/^([+-]\d\d):(\d)$/, '$1:0$2');
+  // The instant whose local time in the zone is t: the offset at t, then at the instant it gives.
+  const first = zoneOffsetMs(id, t);
+  const offset = first === null ? null : zoneOffsetMs(id, t - first);
+  return offset === null || Math.abs(offset) > 18 * 3_600_000 ? null : timestampOf(t - offset, us % 1000);
 }
 
 const ZERO = 48;
@@ -601,7 +603,8 @@ function parseIsoTimestamp(s: string, ntz: boolean, refuseZone: boolean): number
     } else if ((c === 43 || c === 45) && (i + 6 === n && s.charCodeAt(i + 3) === 58)) {
       if (ntz && refuseZone) return null;
       const oh = digitsAt(s, i + 1, 2), om = digitsAt(s, i + 4, 2);
-      if (oh < 0 || om < 0) return undefined;
+      // Past java.time's ±18:00 (or minutes past 59) the general path answers: NULL.
+      if (oh < 0 || om < 0 || om > 59 || oh * 60 + om > 18 * 60) return undefined;
       if (!ntz) offsetMin = (c === 43 ? 1 : -1) * (oh * 60 + om);
     } else {
       return undefined;

@@ -410,6 +410,14 @@ const FORM_EXAMPLES: [string, unknown][] = [
   ["CAST('2019-1-2 3:4:5' AS TIMESTAMP)", Date.UTC(2019, 0, 2, 3, 4, 5)],
   ["CAST(CAST('12345-01-01' AS DATE) AS STRING)", '+12345-01-01'],
   ["CAST(TIMESTAMP '-0001-02-03 04:05:06' AS STRING)", '-0001-02-03 04:05:06'],
+  // …and its zones (DateTimeUtilsSuite's forms): an ID after a space or not, a short offset, a region
+  ["CAST('2015-03-18 12:03:17.456 UTC' AS TIMESTAMP)", Date.UTC(2015, 2, 18, 12, 3, 17, 456)],
+  ["CAST('2015-03-18T12:03:17-1:0' AS TIMESTAMP)", Date.UTC(2015, 2, 18, 13, 3, 17)],
+  ["CAST('2015-03-18T12:03:17 GMT+07:30' AS TIMESTAMP)", Date.UTC(2015, 2, 18, 4, 33, 17)],
+  ["CAST('2015-03-18T12:03:17.123456 Europe/Moscow' AS TIMESTAMP)", (Date.UTC(2015, 2, 18, 9, 3, 17) * 1000 + 123_456) / 1000],
+  ["CAST('2015-03-18T' AS TIMESTAMP)", Date.UTC(2015, 2, 18)],
+  ["CAST('2015-02-29 00:00:00Z' AS TIMESTAMP)", null],
+  ["CAST('2015-03-18 12:03:17+19:00' AS TIMESTAMP)", null],
   // a field the pattern reads twice, both readings the same (Spark's sql-tests timestamp.sql.out): read once
   ["to_timestamp('123456 2019-10-06 10:11:12.123456', 'SSSSSS yyyy-MM-dd HH:mm:ss.SSSSSS')", (Date.UTC(2019, 9, 6, 10, 11, 12) * 1000 + 123_456) / 1000],
   ["to_timestamp('06 2019-10-06', 'dd yyyy-MM-dd')", Date.UTC(2019, 9, 6)],
