@@ -26,6 +26,7 @@ import { SqlValidationError } from './sql-error';
 import { fitsLong, toLong } from './long';
 import type { Expr } from './expression';
 import { formatWithPattern, parseDatetime, tokenizePattern } from './datetime-patterns';
+import { fromWallClock, offsetAt, zoneOf, type Zone } from './time-zones';
 import { isNumeric, type ExprType } from './sql-values';
 import { parseTimestampLiteral } from './expression-builder';
 
@@ -278,53 +279,15 @@ function truncDate(day: number, fmt: string): number | null {
   }
 }
 
-/** Intl formatters by zone: a bounded cache, as a zone read from a column can be anything. */
-const zoneFormats = new Map<string, Intl.DateTimeFormat | null>();
-
-/** A zone's formatter, a fixed offset in ms ('+09:00', 'GMT+9', 'UTC'), or null when the runtime does not know it. */
-function zoneOf(zone: string): Intl.DateTimeFormat | number | null {
-  const fixed = /^(?:UTC|GMT|UT|Z)?(?:([+-])(\d{1,2})(?::?(\d{2}))?)?$/i.exec(zone.trim());
-  if (fixed) return fixed[1] ? (fixed[1] === '-' ? -1 : 1) * (Number(fixed[2]) * 60 + Number(fixed[3] ?? 0)) * 60_000 : 0;
-  let f = zoneFormats.get(zone);
-  if (f === undefined) {
-    try {
-      f = new Intl.DateTimeFormat('en-US', { timeZone: zone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' });
-    } catch {
-      f = null;
-    }
-    if (zoneFormats.size >= 200) zoneFormats.clear();
-    zoneFormats.set(zone, f);
-  }
-  return f;
-}
-
-/** The zone's offset from UTC (ms) at the instant `ms`. */
-function offsetAt(zone: Intl.DateTimeFormat | number, ms: number): number {
-  if (typeof zone === 'number') return zone;
-  const p = Object.fromEntries(zone.formatToParts(ms).map((x) => [x.type, x.value]));
-  const wall = utc(Number(p.year), Number(p.month) - 1, Number(p.day), Number(p.hour), Number(p.minute), Number(p.second));
-  return wall - Math.floor(ms / 1000) * 1000;
-}
-
 const badZone = (fn: string, zone: string) => `${fn}: the time zone '${zone}' is not known; use a region ID such as 'Asia/Seoul' or an offset such as '+09:00'`;
 
-function zoneArg(fn: string, zone: string): Intl.DateTimeFormat | number {
+function zoneArg(fn: string, zone: string): Zone {
   const z = zoneOf(zone);
   if (z === null) throw new RecordExpressionError(badZone(fn, zone), { function: fn });
   return z;
 }
 
 const zoneLiterals = (fn: string) => (lits: unknown[]): string | undefined => (typeof lits[1] === 'string' && zoneOf(lits[1]) === null ? badZone(fn, lits[1]) : undefined);
-
-/**
- * to_utc_timestamp: the instant whose wall-clock time in the zone is `local`. At a daylight
- * saving change, a wall-clock time that does not exist or exists twice can differ from Java's
- * choice by the size of the change.
- */
-function fromWallClock(zone: Intl.DateTimeFormat | number, local: number): number {
-  const guess = local - offsetAt(zone, local);
-  return local - offsetAt(zone, guess);
-}
 
 const toUnixTimestamp: FunctionDef = {
   min: 1, max: 2, type: (a) => (a[0] === 'timestamp' || a[0] === 'date' || ((isStr(a[0])) && (a.length < 2 || isStr(a[1]))) ? 'long' : 'expects a timestamp, or (string[, pattern])'),

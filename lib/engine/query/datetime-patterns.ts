@@ -12,6 +12,7 @@
  */
 import { utc } from './date';
 import { splitTimestamp, timestampOf } from './timestamp-micros';
+import { fromWallClock, zoneOf } from './time-zones';
 import { RecordExpressionError } from '../errors';
 
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
@@ -45,37 +46,6 @@ function sparkRefuses(pattern: string, ch: string, count: number): string | unde
   const legacy = !(ch === 'X' && count > 3) && [...pattern.replace(/'[^']*'/g, '')].every((c) => !/[A-Za-z]/.test(c) || LEGACY_LETTERS.has(c));
   if (!legacy) return why;
   return `[INCONSISTENT_BEHAVIOR_CROSS_VERSION.DATETIME_PATTERN_RECOGNITION] You may get a different result due to the upgrading to Spark >= 3.0: Fail to recognize '${pattern}' pattern in the DateTimeFormatter (${why}). Form a valid datetime pattern with the letters docs/sql.md lists (Spark's 'Datetime Patterns for Formatting and Parsing'); Weir has no spark.sql.legacy.timeParserPolicy`;
-}
-
-/** Java's ZoneId.SHORT_IDS: the three-letter zone names a pattern's z reads. */
-const SHORT_IDS: Record<string, string> = {
-  ACT: 'Australia/Darwin', AET: 'Australia/Sydney', AGT: 'America/Argentina/Buenos_Aires', ART: 'Africa/Cairo', AST: 'America/Anchorage',
-  BET: 'America/Sao_Paulo', BST: 'Asia/Dhaka', CAT: 'Africa/Harare', CNT: 'America/St_Johns', CST: 'America/Chicago', CTT: 'Asia/Shanghai',
-  EAT: 'Africa/Addis_Ababa', ECT: 'Europe/Paris', IET: 'America/Indiana/Indianapolis', IST: 'Asia/Kolkata', JST: 'Asia/Tokyo', MIT: 'Pacific/Apia',
-  NET: 'Asia/Yerevan', NST: 'Pacific/Auckland', PLT: 'Asia/Karachi', PNT: 'America/Phoenix', PRT: 'America/Puerto_Rico', PST: 'America/Los_Angeles',
-  SST: 'Pacific/Guadalcanal', VST: 'Asia/Ho_Chi_Minh', EST: '-05:00', MST: '-07:00', HST: '-10:00',
-};
-
-const zoneFormats = new Map<string, Intl.DateTimeFormat>();
-
-/** A zone's offset from UTC at an instant, in ms, or null for a zone name Weir does not know. */
-export function zoneOffsetMs(zone: string, instant: number): number | null {
-  const id = SHORT_IDS[zone.toUpperCase()] ?? zone;
-  const fixed = /^(?:UTC|GMT|UT)?([+-])(\d{1,2})(?::?(\d{2}))?$/.exec(id);
-  if (/^(UTC|GMT|UT|Z)$/i.test(id)) return 0;
-  if (fixed) return (fixed[1] === '-' ? -1 : 1) * (Number(fixed[2]) * 60 + Number(fixed[3] ?? 0)) * 60_000;
-  let f = zoneFormats.get(id);
-  if (!f) {
-    try {
-      f = new Intl.DateTimeFormat('en-US', { timeZone: id, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' });
-    } catch {
-      return null;
-    }
-    zoneFormats.set(id, f);
-  }
-  const p = Object.fromEntries(f.formatToParts(new Date(instant)).map((x) => [x.type, x.value]));
-  const local = utc(Number(p.year), Number(p.month) - 1, Number(p.day), Number(p.hour), Number(p.minute), Number(p.second), 0);
-  return local - (instant - (((instant % 1000) + 1000) % 1000));
 }
 
 /** The pattern's tokens, or a message naming the letter Weir does not take. */
@@ -385,9 +355,6 @@ function parseTokens(text: string, tokens: Token[], legacy: boolean): number | n
   ms += Math.floor(fraction / 1000);
   const micros = fraction % 1000;
   if (zone === undefined) return timestampOf(t + ms, micros);
-  // The instant whose local time in the zone is t: the offset at t, then at the instant it gives.
-  const first = zoneOffsetMs(zone, t + ms);
-  if (first === null) return null;
-  const offset = zoneOffsetMs(zone, t + ms - first);
-  return offset === null ? null : timestampOf(t + ms - offset, micros);
+  const z = zoneOf(zone);
+  return z === null ? null : timestampOf(fromWallClock(z, t + ms), micros);
 }

@@ -8,7 +8,7 @@
  */
 import { daysFromCivil, daysInMonth, utc } from './date';
 import { timestampOf } from './timestamp-micros';
-import { zoneOffsetMs } from './datetime-patterns';
+import { fromWallClock, zoneOf } from './time-zones';
 import { fitsLong, INTEGRAL_BITS, toLong, wrapToWidth } from './long';
 import { METADATA_COLUMN, structFieldName, type BinaryOp, type Expr, type SqlPosition, type SqlType } from './expression';
 import type { DataType } from './parser/data-type';
@@ -551,10 +551,11 @@ export function parseTimestampLiteral(s: string, ntz = false, refuseZone = false
   if (zone === undefined) return timestampOf(t, us % 1000);
   // Spark's getZoneId: (+|-)h:mm and (+|-)hh:m read as (+|-)hh:mm.
   const id = zone.replace(/^([+-])(\d):/, '$10$2:').replace(/^([+-]\d\d):(\d)$/, '$1:0$2');
-  // The instant whose local time in the zone is t: the offset at t, then at the instant it gives.
-  const first = zoneOffsetMs(id, t);
-  const offset = first === null ? null : zoneOffsetMs(id, t - first);
-  return offset === null || Math.abs(offset) > 18 * 3_600_000 ? null : timestampOf(t - offset, us % 1000);
+  const z = zoneOf(id);
+  if (z === null) return null;
+  const instant = fromWallClock(z, t);
+  // Java's ZoneOffset takes no offset past ±18:00.
+  return Math.abs(t - instant) > 18 * 3_600_000 ? null : timestampOf(instant, us % 1000);
 }
 
 const ZERO = 48;

@@ -503,6 +503,9 @@ const EXAMPLES: [string, unknown][] = [
   ["from_utc_timestamp('2016-08-31', 'Asia/Seoul')", Date.UTC(2016, 7, 31, 9)],
   ["to_utc_timestamp('2016-08-31', 'Asia/Seoul')", Date.UTC(2016, 7, 30, 15)],
   ["from_utc_timestamp('2016-08-31', '+05:30')", Date.UTC(2016, 7, 31, 5, 30)],
+  // Java's ZoneId.SHORT_IDS names, which Spark's getZoneId reads.
+  ["from_utc_timestamp('2016-08-31', 'PST')", Date.UTC(2016, 7, 30, 17)],
+  ["to_utc_timestamp('2016-08-31', 'EST')", Date.UTC(2016, 7, 31, 5)],
   ["to_utc_timestamp('2024-07-01 12:00:00', 'America/New_York')", Date.UTC(2024, 6, 1, 16)],
   // Spark prints 2008-12-25 07:30:00.123123 in America/Los_Angeles; in UTC, to the millisecond:
   ['timestamp_micros(1230219000123123)', 1230219000123123 / 1000],
