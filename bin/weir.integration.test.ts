@@ -141,18 +141,39 @@ describe('weir CLI', { timeout: 420_000 }, () => {
     expect(read.stderr).toContain(`${want.length} rows from 3 committed batches`);
   });
 
-  it("sink read prints a DOUBLE as Spark writes it (Java's Double.toString: 3.0, not 3), a DECIMAL with its scale, a struct's date and timestamp", async () => {
+  /**
+   * Runs job.json's source through `sql` into a JSON files sink of its own (`out-<name>`, with its
+   * own checkpoint), then reads the sink back with weir sink read: its lines, one per input row.
+   */
+  async function runAndRead(name: string, sql: string): Promise<string[]> {
     const job = JSON.parse(await readFile(path.join(dir, 'job.json'), 'utf8'));
-    await writeFile(
-      path.join(dir, 'doubles.json'),
-      JSON.stringify({ ...job, sql: "SELECT id, CAST(3 AS DOUBLE) AS three, 1e21D AS big, 1.10BD AS price, named_struct('d', DATE '2026-01-02', 't', TIMESTAMP '2026-01-02 03:04:05') AS st FROM events", sink: { type: 'files', options: { path: 'out-doubles', format: 'json' } }, checkpointLocation: 'cp-doubles' }),
-    );
-    expect((await weir(['run', 'doubles.json'], dir)).code).toBe(0);
-    const read = await weir(['sink', 'read', 'doubles.json'], dir);
+    await writeFile(path.join(dir, `${name}.json`), JSON.stringify({ ...job, sql, sink: { type: 'files', options: { path: `out-${name}`, format: 'json' } }, checkpointLocation: `cp-${name}` }));
+    expect((await weir(['run', `${name}.json`], dir)).code).toBe(0);
+    const read = await weir(['sink', 'read', `${name}.json`], dir);
     expect(read.code).toBe(0);
+    expect(read.stderr).not.toContain('does not hold');
     const lines = read.stdout.trim().split('\n');
     expect(lines.length).toBe(added.length);
+    return lines;
+  }
+
+  it("sink read prints a DOUBLE as Spark writes it (Java's Double.toString: 3.0, not 3), a DECIMAL with its scale, a struct's date and timestamp", async () => {
+    const lines = await runAndRead('doubles', "SELECT id, CAST(3 AS DOUBLE) AS three, 1e21D AS big, 1.10BD AS price, named_struct('d', DATE '2026-01-02', 't', TIMESTAMP '2026-01-02 03:04:05') AS st FROM events");
     for (const l of lines) expect(l).toMatch(/^\{"id":\d+,"three":3\.0,"big":1\.0E21,"price":1\.10,"st":\{"d":"2026-01-02","t":"2026-01-02T03:04:05\.000Z"\}\}$/);
+  });
+
+  it("sink read prints a window as the JSON sink writes it, and says which value of a row edited by hand does not read", async () => {
+    const lines = await runAndRead('windows', "SELECT id, window(ts, '10 minutes') AS w, ts FROM events");
+    for (const l of lines) expect(l).toMatch(/^\{"id":\d+,"w":\{"start":"[-\d]+T[:\d]+\.000Z","end":"[-\d]+T[:\d]+\.000Z"\},"ts":"[-\d]+T[:\d.]+Z"\}$/);
+
+    // A value that is not a timestamp is printed as read, never silently: stderr names it.
+    const part = (await readdir(path.join(dir, 'out-windows'))).find((f) => f.endsWith('.json'))!;
+    const text = await readFile(path.join(dir, 'out-windows', part), 'utf8');
+    await writeFile(path.join(dir, 'out-windows', part), text.replace(/"ts":"[^"]+"/, '"ts":"soon"'));
+    const edited = await weir(['sink', 'read', 'windows.json'], dir);
+    expect(edited.code).toBe(0);
+    expect(edited.stdout.split('\n').filter((l) => l.endsWith('"ts":"soon"}'))).toHaveLength(1);
+    expect(edited.stderr).toContain(`warning: a row does not hold the query's output (field "ts": expected a timestamp (ISO-8601 or epoch ms), got "soon"); printed as read`);
   });
 
   it('run on a checkpoint whose metadata was deleted: exit 1, CORRUPT_CHECKPOINT naming the file, nothing written; inspect names the problem', async () => {

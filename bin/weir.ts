@@ -26,7 +26,7 @@ import { EnvError, parseEnv } from '../lib/env';
 import { ArchiveError, exportCheckpoint, importCheckpoint } from './checkpoint-archive';
 import { stringifyRow } from '../lib/engine/json-text';
 import { exactKeys, jsonWriter } from '../lib/engine/sinks/row-rendering';
-import { coerceField } from '../lib/engine/operators/record-parser';
+import { coerceField, JsonLineParser, type ParseResult } from '../lib/engine/operators/record-parser';
 import type { Row, Schema } from '../lib/engine/types';
 import '../lib/connectors/index'; // registers the connectors' source, sink and checkpoint types
 import {
@@ -240,22 +240,41 @@ async function run(args: string[]): Promise<number> {
  * A row read back from a sink, printed as the sinks write rows: the query's output columns in
  * Spark's JSON rendering (a DOUBLE 3.0 as `3.0`, Java's Double.toString), where JSON.stringify
  * would print `3`. A row of other keys (a Kafka record's topic, partition, offset) as it is.
+ * `typed` gives the row's values as the engine holds them; a row whose values do not read as the
+ * query's output (a file edited by hand) is printed as read, and stderr says which value and why.
  */
-function sinkReadLine(r: Row, schema: Schema, parsedJson: boolean): string {
-  const names = schema.map((f) => f.name);
-  if (!exactKeys(r, names)) return stringifyRow(r);
-  const w = jsonWriter(schema);
-  if (!parsedJson) return w.stringify(w.row(r));
-  // A row parsed from a files sink's JSON: each value first as the engine held it (a timestamp's
-  // text its instant, a DECIMAL's number its unscaled digits at the type's scale, nested ones
-  // too), as the JSON source reads a record; then rendered, it is the sink's own text. A value
-  // that does not read so is rendered as it is.
-  const typed: Row = {};
-  for (const f of schema) {
-    const c = coerceField(r[f.name], f, false);
-    typed[f.name] = c.ok ? c.value : r[f.name];
+function sinkReadLine(r: Row, schema: Schema, typed: (r: Row) => ParseResult): string {
+  if (!exactKeys(r, schema.map((f) => f.name))) return stringifyRow(r);
+  const t = typed(r);
+  if (!t.ok) {
+    err(`warning: a row does not hold the query's output (${t.reason}); printed as read`);
+    return stringifyRow(r);
   }
-  return w.stringify(w.row(typed));
+  const w = jsonWriter(schema);
+  return w.stringify(w.row(t.row));
+}
+
+/**
+ * How a committed file's rows read as the engine holds them. A JSON (or Parquet, given as the
+ * JSON sink writes it) row reads as the JSON source reads a record: a timestamp's text its
+ * instant, a DECIMAL's number its unscaled digits at the type's scale, nested ones too. A CSV row
+ * comes typed but for its timestamps, which readCommittedRows keeps as the text written.
+ */
+function committedRowTyping(format: 'json' | 'csv' | 'parquet', schema: Schema): (r: Row) => ParseResult {
+  if (format !== 'csv') {
+    const parser = new JsonLineParser(schema);
+    return (r) => parser.toRow(r);
+  }
+  const timestamps = schema.filter((f) => f.type === 'timestamp');
+  return (r) => {
+    const row = { ...r };
+    for (const f of timestamps) {
+      const c = coerceField(r[f.name], f, true);
+      if (!c.ok) return { ok: false, reason: `field "${f.name}": ${c.reason}` };
+      row[f.name] = c.value;
+    }
+    return { ok: true, row };
+  };
 }
 
 async function sinkRead(args: string[]): Promise<number> {
@@ -264,10 +283,12 @@ async function sinkRead(args: string[]): Promise<number> {
   printIssues(file!, result);
   if (!result.ok) return EXIT.usage;
   const sink = result.spec!.sink;
+  const schema = result.outputSchema ?? [];
   const readRows = getSinkDefinition(sink.type)?.readRows;
   if (sink.type !== 'files' && readRows) {
     const rows = await readRows(sink.options as never, result.outputSchema);
-    for (const r of rows) out(sinkReadLine(r, result.outputSchema ?? [], false));
+    // readRows gives the values as the engine holds them (its contract).
+    for (const r of rows) out(sinkReadLine(r, schema, (row) => ({ ok: true, row })));
     err(`${rows.length} rows in the ${sink.type} sink's destination`);
     return EXIT.ok;
   }
@@ -276,7 +297,8 @@ async function sinkRead(args: string[]): Promise<number> {
   }
   const o = sink.options as { path: string; format: 'json' | 'csv' | 'parquet'; header: boolean };
   const batches = await readCommittedRows(o.path, o.format, { header: o.header, schema: result.outputSchema });
-  for (const b of batches) for (const r of b.rows) out(sinkReadLine(r, result.outputSchema ?? [], o.format !== 'csv'));
+  const typed = committedRowTyping(o.format, schema);
+  for (const b of batches) for (const r of b.rows) out(sinkReadLine(r, schema, typed));
   err(`${batches.reduce((n, b) => n + b.rows.length, 0)} rows from ${batches.length} committed batches`);
   return EXIT.ok;
 }

@@ -125,7 +125,7 @@ describe('weir CLI with io sources and sinks', () => {
     for (let i = 1; i <= 12; i++) await redis.xadd(input, '*', 'data', JSON.stringify({ id: i, region: 'eu', amount: i }));
     const file = await jobFile('redis', {
       source: { name: 'events', type: 'redis-stream', options: { stream: input }, schema },
-      sql: 'SELECT id, amount FROM events WHERE amount > 2',
+      sql: "SELECT id, amount, CAST(amount AS DECIMAL(6,2)) AS price, TIMESTAMP '2026-01-02 03:04:05' AS at, window(TIMESTAMP '2026-01-02 03:04:05', '1 hour') AS w FROM events WHERE amount > 2",
       sink: { type: 'redis-stream', options: { stream: output } },
     });
     const r = await weir(['run', file]);
@@ -135,8 +135,13 @@ describe('weir CLI with io sources and sinks', () => {
     expect(p.contract.guarantee).toBe('at-least-once');
     expect(p.contract.sink.reason).toMatch(/XADD/);
     expect(await redis.xlen(output)).toBe(10);
+    // sink read prints each entry as the sink wrote it: a DECIMAL with its scale, a timestamp and a window as text.
     const read = await weir(['sink', 'read', file]);
-    expect(read.stdout.trim().split('\n').map((l) => JSON.parse(l).id)).toEqual(Array.from({ length: 10 }, (_, i) => i + 3));
+    expect(read.code, read.stderr).toBe(0);
+    expect(read.stdout.trim().split('\n')).toEqual(Array.from({ length: 10 }, (_, i) => i + 3).map((i) =>
+      `{"id":${i},"amount":${i}.0,"price":${i}.00,"at":"2026-01-02T03:04:05.000Z","w":{"start":"2026-01-02T03:00:00.000Z","end":"2026-01-02T04:00:00.000Z"}}`));
+    const written = await redis.xrange(output, '-', '+');
+    expect(read.stdout.trim().split('\n')).toEqual(written.map(([, f]) => f[f.indexOf('data') + 1]));
   });
 
   it('nats-jetstream → webhook: every message delivered with its Idempotency-Key', async () => {

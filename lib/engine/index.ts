@@ -74,7 +74,7 @@ export type { StaticTableSpec } from './operators/stream-static-join';
 // for sinks, Avro, the static-table reader port, linear-time regexes.
 export type { RecentRecords, RecentRecordsLimit } from './sources/source';
 export { convertObject, convertValue, parseJsonRecord } from './sources/value-conversion';
-export { jsonWriter, renderDate, renderDecimal, renderValue } from './sinks/row-rendering';
+export { exactKeys, jsonWriter, renderDate, renderDecimal, renderValue } from './sinks/row-rendering';
 export { isoTimestamp } from './query/timestamp-micros';
 export { stringifyJson, stringifyRow } from './json-text';
 export { AvroCodec, AvroError } from './avro/avro-codec';

@@ -10,7 +10,7 @@
  */
 import { z } from 'zod';
 import type { Redis } from 'ioredis';
-import { jsonWriter, type OutputMode, registerSink, type Row, type Sink, type SinkBatchContext, type SinkDefinition, SinkError, type SinkSignature } from '../../engine';
+import { exactKeys, jsonWriter, type OutputMode, parseJsonRecord, registerSink, type Row, type Sink, type SinkBatchContext, type SinkDefinition, SinkError, type SinkSignature, WeirError } from '../../engine';
 import { redact, secretsOf } from '../postgres/pg-util';
 import { createRedis } from './redis-util';
 
@@ -69,11 +69,22 @@ const redisStreamSinkDefinition: SinkDefinition<RedisStreamSinkOptions> = {
   signature: signatureOf,
   supportedOutputModes: () => ['append', 'update'],
   create: (o) => new RedisStreamSink(o),
-  readRows: async (o) => {
+  readRows: async (o, outputSchema) => {
     const redis = createRedis(o.url);
     try {
       const entries = (await redis.xrange(o.stream, '-', '+')) as [string, string[]][];
-      return entries.map(([, f]) => JSON.parse(f[f.indexOf('data') + 1]) as Row);
+      const names = outputSchema?.map((f) => f.name) ?? [];
+      return entries.map(([id, f]) => {
+        const data = f[f.indexOf('data') + 1];
+        const raw = JSON.parse(data) as Row;
+        // An entry of the query's columns as the engine holds its values (read as the
+        // redis-stream source reads a record), so that it prints as the sink wrote it; one of
+        // other columns (another writer's) as it is.
+        if (!outputSchema || !exactKeys(raw, names)) return raw;
+        const r = parseJsonRecord(data, outputSchema);
+        if ('reason' in r) throw new WeirError('SINK_READ_ERROR', `Entry ${id} of stream ${o.stream} does not hold the query's output: ${r.reason}. Read the stream with XRANGE to see what another writer added to it.`);
+        return r.row;
+      });
     } finally {
       redis.disconnect();
     }

@@ -109,6 +109,21 @@ describe('record parser', () => {
     expect(c.parse('1,a')).toMatchObject({ ok: false, reason: expect.stringMatching(/expected at least 5 fields/) });
     expect(c.parse('x,a,1,true,0')).toMatchObject({ ok: false, reason: 'field "id": expected a long, got "x"' });
   });
+
+  it('reads a window column as the struct of its start and end timestamps, as the JSON sinks write it', () => {
+    const w: Schema = [{ name: 'w', type: 'window' }, { name: 'n', type: 'long' }];
+    const j = new JsonLineParser(w);
+    expect(j.parse('{"w":{"start":"2026-01-02T03:00:00.000Z","end":"2026-01-02T03:10:00.000Z"},"n":2}')).toEqual({
+      ok: true, row: { w: { start: Date.UTC(2026, 0, 2, 3), end: Date.UTC(2026, 0, 2, 3, 10) }, n: 2 },
+    });
+    // A TIMESTAMP_NTZ window's bounds are wall-clock times: text with a zone is not one.
+    const ntz = new JsonLineParser([{ name: 'w', type: 'window', ntz: true }]);
+    expect(ntz.parse('{"w":{"start":"2026-01-02T03:00:00.000","end":"2026-01-02T03:10:00.000"}}')).toEqual({ ok: true, row: { w: { start: Date.UTC(2026, 0, 2, 3), end: Date.UTC(2026, 0, 2, 3, 10) } } });
+    expect(ntz.parse('{"w":{"start":"2026-01-02T03:00:00.000Z","end":"2026-01-02T03:10:00.000"}}')).toMatchObject({ ok: false, reason: expect.stringMatching(/^field "w": field "start": expected a timestamp/) });
+    expect(j.parse('{"w":{"start":"soon","end":"2026-01-02T03:10:00.000Z"},"n":2}')).toMatchObject({ ok: false, reason: expect.stringMatching(/^field "w": field "start": expected a timestamp .*"soon"/) });
+    expect(j.parse('{"w":"2026-01-02","n":2}')).toMatchObject({ ok: false, reason: 'field "w": "2026-01-02" is not an object (a struct)' });
+    expect(convertValue({ start: '2026-01-02T03:00:00Z', end: 0 }, { name: 'w', type: 'window' })).toEqual({ ok: true, value: { start: Date.UTC(2026, 0, 2, 3), end: 0 } });
+  });
 });
 
 describe('INT, SMALLINT and TINYINT columns', () => {

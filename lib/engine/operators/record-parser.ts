@@ -80,11 +80,11 @@ export function coerceField(v: unknown, field: Field, fromText: boolean): { ok: 
       if (v instanceof Uint8Array) return { ok: true, value: v };
       if (typeof v === 'string' && /^[A-Za-z0-9+/]*={0,2}$/.test(v.trim())) return { ok: true, value: Buffer.from(v.trim(), 'base64') };
       return { ok: false, reason: `expected binary as base64 text, got ${describe(v)}` };
-    case 'decimal': case 'date': case 'array': case 'map': case 'struct':
+    case 'decimal': case 'date': case 'array': case 'map': case 'struct': case 'window':
       return convertComplex(v, field, (x, g) => coerceField(x, g, fromText));
     case 'day_time_interval': case 'year_month_interval':
       return readInterval(v, field);
-    case 'unknown': case 'window':
+    case 'unknown':
     default:
       return { ok: true, value: v };
   }

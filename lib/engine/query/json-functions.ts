@@ -248,12 +248,8 @@ export function doubleJson(v: number, float32?: boolean): number | JsonNumber | 
   return a >= 1e-3 && a < 1e7 && !Number.isInteger(v) ? v : jsonNumber(formatDouble(v));
 }
 
-/**
- * A timestamp by the writer's pattern for its type, or Spark's default text (timestampJson). Text
- * is a timestamp written already (a window read back from a sink's JSON): kept as it is.
- */
-function timestampText(v: number | string, ntz: boolean | undefined, o: JsonWriteOptions): string {
-  if (typeof v === 'string') return v;
+/** A timestamp by the writer's pattern for its type, or Spark's default text (timestampJson). */
+function timestampText(v: number, ntz: boolean | undefined, o: JsonWriteOptions): string {
   const pattern = ntz ? o.timestampNTZFormat : o.timestampFormat;
   return pattern ? formatWithPattern(v, pattern) : timestampJson(v, ntz);
 }

@@ -14,6 +14,7 @@ import { fullRange, intervalForms, intervalTypeText, parseInterval, type Interva
 import { parseTimestampLiteral } from '../query/expression-builder';
 import { canonicalTimestamp } from '../query/timestamp-micros';
 import type { SqlType } from '../query/expression';
+import { windowFields } from '../query/data-types';
 
 export type Converted = { ok: true; value: unknown } | { ok: false; reason: string };
 
@@ -70,12 +71,12 @@ export function convertValue(v: unknown, field: Field): Converted {
       if (v instanceof Uint8Array) return { ok: true, value: v };
       if (typeof v === 'string' && /^[A-Za-z0-9+/]*={0,2}$/.test(v.trim())) return { ok: true, value: Buffer.from(v.trim(), 'base64') };
       return bad(`${stringifyJson(v)} is not binary (base64 text)`);
-    case 'struct': case 'decimal': case 'date': case 'array': case 'map':
+    case 'struct': case 'window': case 'decimal': case 'date': case 'array': case 'map':
       return convertComplex(v, field, convertValue);
     case 'day_time_interval': case 'year_month_interval':
       return readInterval(v, field);
     // Every member listed, so that a new one is a lint error until it is handled here.
-    case 'unknown': case 'window':
+    case 'unknown':
     default:
       return { ok: true, value: v };
   }
@@ -107,8 +108,8 @@ export function convertComplex(v: unknown, f: Field, leaf: (v: unknown, f: Field
   const any = (x: unknown, g: Field): Converted => {
     if (x === null || x === undefined) return { ok: true, value: null };
     switch (g.type) {
-      case 'struct': case 'decimal': case 'date': case 'array': case 'map': return convertComplex(x, g, leaf);
-      case 'long': case 'double': case 'string': case 'boolean': case 'timestamp': case 'binary': case 'window': case 'unknown':
+      case 'struct': case 'window': case 'decimal': case 'date': case 'array': case 'map': return convertComplex(x, g, leaf);
+      case 'long': case 'double': case 'string': case 'boolean': case 'timestamp': case 'binary': case 'unknown':
       case 'day_time_interval': case 'year_month_interval':
       default: return leaf(x, g);
     }
@@ -152,11 +153,12 @@ export function convertComplex(v: unknown, f: Field, leaf: (v: unknown, f: Field
       }
       return { ok: true, value: out };
     }
-    case 'struct': {
+    // A window is the struct of its start and end timestamps (Spark's TimeWindow).
+    case 'struct': case 'window': {
       if (!isObject(v)) return bad(`${stringifyJson(v)} is not an object (a struct)`);
       const keys = Object.keys(v);
       const out: Record<string, unknown> = {};
-      for (const g of f.fields ?? []) {
+      for (const g of f.type === 'window' ? windowFields(f) : (f.fields ?? [])) {
         // Names match exactly first, then ignoring case, as Spark's JSON reader matches them.
         const key = Object.hasOwn(v, g.name) ? g.name : keys.find((k) => k.toLowerCase() === g.name.toLowerCase());
         const c = any(key === undefined ? null : v[key], g);
@@ -165,7 +167,7 @@ export function convertComplex(v: unknown, f: Field, leaf: (v: unknown, f: Field
       }
       return { ok: true, value: out };
     }
-    case 'long': case 'double': case 'string': case 'boolean': case 'timestamp': case 'binary': case 'window': case 'unknown':
+    case 'long': case 'double': case 'string': case 'boolean': case 'timestamp': case 'binary': case 'unknown':
     case 'day_time_interval': case 'year_month_interval':
     default:
       return leaf(v, f);
