@@ -15,7 +15,7 @@ import { isNumeric } from './sql-values';
 import { bigOf, LONG_MAX, LONG_MIN, narrowArithmeticOrNull, toLong, wrapToWidth, type IntegralBits, type Long } from './long';
 import { decimalOperand, integralWidth, widensToFloat, type TypeInfo } from './data-types';
 import { nullSafeBinary, nullSafeUnary } from './datetime-arithmetic';
-import { bounded, decimalFromDouble, decimalFromLong, LONG_DECIMAL, pow10, rescale, resultType, toPrecision, type DecimalType } from './decimal';
+import { arithmetic, bounded, decimalFromDouble, decimalFromLong, LONG_DECIMAL, pow10, rescale, resultType, type DecimalType } from './decimal';
 import { asFloat } from './float';
 import { SqlValidationError } from './sql-error';
 import { compareValues } from './ordering';
@@ -334,15 +334,16 @@ const pmodTyped: FunctionDef['typed'] = (e, args) => {
   if ((x.type === 'decimal' || y.type === 'decimal') && (xd || x.type === 'null') && (yd || y.type === 'null')) {
     const [xt, yt] = [(xd ?? yd)!, (yd ?? xd)!];
     const t = resultType('%', xt, yt);
-    const s = Math.max(xt.scale, yt.scale);
     const asDecimal = (c: CompiledExpr, d: DecimalType) => (c.type === 'long' ? (v: Long) => decimalFromLong(v, d)! : (v: unknown) => v as bigint);
     const [xv, yv] = [asDecimal(x, xt), asDecimal(y, yt)];
     return {
       ...nullSafeBinary({ type: 'decimal' }, x, y, (a, b) => {
-        const n = rescale(yv(b as Long), yt.scale, s);
-        if (n === 0n) return null;
-        const m = rescale(xv(a as Long), xt.scale, s) % n;
-        return toPrecision(m < 0n ? (m + n) % n : m, s, t);
+        const n = yv(b as Long);
+        // Spark's Remainder (NULL for a zero divisor), at t's scale, the larger of the two: a
+        // remainder has no more integer digits than either operand, so t never narrows it.
+        const r = arithmetic('%', xv(a as Long), xt.scale, n, yt.scale, t);
+        // (r + n) % n, r + n exact (it may not fit t where n is negative).
+        return r === null || r >= 0n ? r : arithmetic('%', r + rescale(n, yt.scale, t.scale), t.scale, n, yt.scale, t);
       }),
       decimal: t,
     };

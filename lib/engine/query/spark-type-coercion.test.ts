@@ -85,7 +85,10 @@ const CASES: [string, string][] = [
   // decimalPrecision.sql: pmod of a decimal and an integer or a decimal is Remainder's decimal (DecimalPrecision), NULL where it does not fit.
   ['pmod(cast(1 as tinyint), cast(1 as decimal(10, 0)))', '0'], ['pmod(cast(1 as decimal(20, 0)), cast(1 as bigint))', '0'],
   ['pmod(-7.5, 2)', '0.5'], ['pmod(7.5, -2)', '1.5'], ['pmod(-10.25, 3.1)', '2.15'], ['pmod(1.5, 0)', 'NULL'],
-  ['pmod(cast(-1 as decimal(1, 0)), cast(100 as decimal(3, 0)))', 'NULL'], ['pmod(cast(1 as decimal(10, 0)), cast(1 as double))', '0.0'],
+  ['pmod(cast(-1 as decimal(1, 0)), cast(100 as decimal(3, 0)))', 'NULL'],
+  // Both negative: r + n (-14) is wider than the type, (r + n) % n (-5) is not.
+  ['pmod(-7.5, -2)', '-1.5'], ['pmod(cast(-5 as decimal(1, 0)), cast(-9 as decimal(1, 0)))', '-5'],
+  ['pmod(cast(1 as decimal(10, 0)), cast(1 as double))', '0.0'],
   ["abs('-1')", '1.0'], ["sqrt('4')", '2.0'], ["ln('x')", 'NULL'], ["round('2.5')", '3.0'], ["bin('3')", '11'], ["hex('17')", '3137'],
   // binaryComparison.sql: a string beside a BINARY is cast to BINARY, whose bytes compare unsigned, the shorter first.
   ...([['=', 'false', 'false'], ['>', 'true', 'false'], ['>=', 'true', 'false'], ['<', 'false', 'true'], ['<=', 'false', 'true'], ['<>', 'true', 'true']] as const).flatMap(([op, l, r]): [string, string][] => [
