@@ -52,6 +52,7 @@ import type { Sink } from '../sinks/sink';
 import type { ReadLimit, Source, SourceBatch } from '../sources/source';
 import type { StateStoreId, StateStoreProvider } from '../state/state-store';
 import type { Offset } from '../types';
+import { readsOfSource } from '../query/streaming-query';
 import { BadRecordPolicy } from './bad-record-policy';
 import { CrashPoints, type CrashPlan } from './crash-points';
 import { MULTIPLE_WATERMARK_POLICY_CONF, populateStartOffsets, recordedParallelism, SHUFFLE_PARTITIONS_CONF, sourceConfKey } from './populate-start-offsets';
@@ -713,7 +714,7 @@ export class MicroBatchExecution {
       latestOffset: b.latest[i],
       ...sourceMetrics(src, b.start[i], ends[i], b.latest[i]),
       // Spark counts each scan's rows: a source the plan reads twice (a self-union) counts twice.
-      numInputRows: (inputs[i].scanned?.numInputRows ?? inputs[i].rows.length) * Math.max(1, rt.query.readsBySource.get(this.opts.spec.sources[i].name.toLowerCase()) ?? 1),
+      numInputRows: (inputs[i].scanned?.numInputRows ?? inputs[i].rows.length) * Math.max(1, readsOfSource(rt.query, this.opts.spec.sources[i].name)),
       commitLag: src.offsetLag?.(ends[i], b.latest[i]) ?? null,
       ...(sourceWatermarks[i] !== undefined ? { watermarkMs: sourceWatermarks[i] } : {}),
     }));

@@ -17,7 +17,7 @@ import { allOperators, isStatefulOperator, type OperatorContext, type PhysicalOp
 import { ProjectExec } from '../operators/project-exec';
 import { StreamStaticJoinExec } from '../operators/stream-static-join';
 import { batchEventTimes, EventTimeStatsAccumulator, mergeEventTimeStats, WatermarkTracker, type EventTimeStats } from '../operators/watermark';
-import { compileStreamingQuery, type CompiledStreamingQuery, type EventTimeWatermarkNode } from '../query/streaming-query';
+import { compileStreamingQuery, readsSource, type CompiledStreamingQuery, type EventTimeWatermarkNode } from '../query/streaming-query';
 import type { EvalContext, Evaluator } from '../query/expression-compiler';
 import { watermarkDelayMs } from '../spec/watermark-delay';
 import { DEFAULT_MULTIPLE_WATERMARK_POLICY, maintenanceIntervalMsOf, stateStoreProviderOf, type JobSpec, type MultipleWatermarkPolicy } from '../spec/job-spec';
@@ -210,7 +210,7 @@ export class QueryRuntime {
       // A source the SQL does not read is no input of the query's watermark: Spark's global
       // watermark is chosen among the plan's EventTimeWatermark nodes, and an unread source
       // with no rows would hold a min policy at 0, so that no window ever closed.
-      if (s.eventTime === undefined || !query.readsBySource.has(s.name.toLowerCase())) return [];
+      if (s.eventTime === undefined || !readsSource(query, s.name)) return [];
       const nodes = query.eventTimeWatermarks.flatMap((n, node) => (n.sourceName === s.name ? [{ source, node }] : []));
       return nodes.length ? nodes : [{ source }];
     });

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Row, Schema } from '../types';
 import { SqlValidationError } from './sql-error';
-import { compileStreamingQuery } from './streaming-query';
+import { compileStreamingQuery, readsOfSource, readsSource } from './streaming-query';
 
 const SCHEMA: Schema = [
   { name: 'id', type: 'long' },
@@ -92,5 +92,13 @@ describe('stateless SQL', () => {
       expect([e.line, e.column], sql).toEqual([line, column]);
       expect(e.code).toBe('VALIDATION_ERROR');
     }
+  });
+});
+
+describe('which sources the query reads', () => {
+  it('counts each read of a source, its name matched ignoring case; a source it never names is not read', () => {
+    const q = compileStreamingQuery('SELECT id FROM Src UNION ALL SELECT id FROM SRC', [rel, { ...rel, sourceName: 'Other' }]);
+    expect([readsOfSource(q, 'src'), readsOfSource(q, 'SRC'), readsOfSource(q, 'other')]).toEqual([2, 2, 0]);
+    expect([readsSource(q, 'sRc'), readsSource(q, 'Other'), readsSource(q, 'missing')]).toEqual([true, false, false]);
   });
 });

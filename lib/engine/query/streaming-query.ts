@@ -70,6 +70,12 @@ export interface CompiledStreamingQuery {
   readsFileMetadata: boolean;
 }
 
+/** How many times the query's plan reads the source `name` (readsBySource; 0: never), its name matched ignoring case as Spark resolves a relation. */
+export const readsOfSource = (query: Pick<CompiledStreamingQuery, 'readsBySource'>, name: string): number => query.readsBySource.get(name.toLowerCase()) ?? 0;
+
+/** Whether the query's plan reads the source `name` at all. */
+export const readsSource = (query: Pick<CompiledStreamingQuery, 'readsBySource'>, name: string): boolean => readsOfSource(query, name) > 0;
+
 /** A read of a source with its event time among its columns (CompiledStreamingQuery.eventTimeWatermarks). */
 export interface EventTimeWatermarkNode {
   sourceName: string;

@@ -13,7 +13,7 @@ import { AnalysisException, UNSUPPORTED_OPERATION_CLASS, ValidationError, WeirEr
 import { relationsOf, sourcePath } from '../execution/query-runtime';
 import { SqlValidationError } from '../query/sql-error';
 import { tooDeep } from '../query/sql-limits';
-import { compileStreamingQuery } from '../query/streaming-query';
+import { compileStreamingQuery, readsSource } from '../query/streaming-query';
 import { getSinkDefinition } from '../sinks/index';
 import { getSourceDefinition } from '../sources/index';
 import type { Schema } from '../types';
@@ -181,7 +181,7 @@ export function validateJob(specJson: unknown, opts: ValidateJobOptions = {}): V
       // every batch, its rows dropped (and counted among the input rows).
       if (spec && spec.sources.length > 1) {
         spec.sources.forEach((s, i) => {
-          if (!q.readsBySource.has(s.name.toLowerCase())) warnings.push({ path: sourcePath(spec, i), message: `source "${s.name}" is not read by the SQL: every batch still reads its data and drops it. Remove it from sources, or read it in the query (FROM ${s.name}).` });
+          if (!readsSource(q, s.name)) warnings.push({ path: sourcePath(spec, i), message: `source "${s.name}" is not read by the SQL: every batch still reads its data and drops it. Remove it from sources, or read it in the query (FROM ${s.name}).` });
         });
       }
       analysed = true;
