@@ -138,8 +138,8 @@ describe('reset checkpoint', () => {
 
 describe('reset checkpoint of a webhook sink', () => {
   /** A webhook job whose recorded batches POSTed `rows` rows (the guard's figure for what goes again). */
-  async function webhookJob(name: string, options: Record<string, unknown>, rows: number) {
-    const res = await kit.call(jobs.POST, '/api/jobs', { method: 'POST', token: kit.tokens.admin, body: filesSpec(name, dir, { sink: { type: 'webhook', options: { url: 'http://127.0.0.1:9/hook', ...options } } }) });
+  async function webhookJob(name: string, options: Record<string, unknown>, rows: number, spec: Record<string, unknown> = {}) {
+    const res = await kit.call(jobs.POST, '/api/jobs', { method: 'POST', token: kit.tokens.admin, body: filesSpec(name, dir, { sink: { type: 'webhook', options: { url: 'http://127.0.0.1:9/hook', ...options } }, ...spec }) });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     const id = res.body.job.id as string;
     const progress = (batchId: number) => ({ jobId: id, batchId, timestamp: new Date(), numInputRows: rows / 2, inputRowsPerSecond: 1, processedRowsPerSecond: 1, batchDurationMs: 1, durationMs: {}, progress: { sink: { numOutputRows: rows / 2 } } });
@@ -165,6 +165,16 @@ describe('reset checkpoint of a webhook sink', () => {
     const ok = await post(reset.POST, id, kit.tokens.admin, { confirm: name, acknowledgeReprocessing: true });
     expect(ok.status, JSON.stringify(ok.body)).toBe(200);
     expect(await kit.db.batchProgress.count({ where: { jobId: id } })).toBe(0);
+  });
+
+  it('of a job of several sources: the refusal names where each source starts reading again', async () => {
+    const files = (name: string) => ({ name, type: 'files', options: { path: `${dir}/${name}`, format: 'json' }, schema: [{ name: 'user', type: 'string' }, { name: 'n', type: 'long' }] });
+    const id = await webhookJob('lc-hook-sources', {}, 4, { source: undefined, sources: [files('clicks'), files('views')], sql: 'SELECT user, n FROM clicks UNION ALL SELECT user, n FROM views' });
+    const refused = await post(reset.POST, id, kit.tokens.admin, { confirm: 'lc-hook-sources' });
+    expect(refused.status, JSON.stringify(refused.body)).toBe(409);
+    const startPosition = `the beginning of files source clicks: every file still in ${dir}/clicks, and the beginning of files source views: every file still in ${dir}/views`;
+    expect(refused.body.error).toMatchObject({ code: 'REPROCESSING_NOT_ACKNOWLEDGED', details: { cause: 'reset-checkpoint', rowsWrittenAgain: 4, startPosition } });
+    expect(refused.body.error.message).toContain(`makes the next start read from ${startPosition}, and write into the sink`);
   });
 
   it('with nothing POSTed yet, the reset is not asked about', async () => {
