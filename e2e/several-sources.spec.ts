@@ -7,22 +7,24 @@ import { mkdirSync, mkdtempSync, renameSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
-import { auth, jobState, removeJobs } from './jobs-api';
+import { auth, jobState, removeJobs, startedJob } from './jobs-api';
 import { signIn } from './sign-in';
-
 
 const created: string[] = [];
 // home.spec.ts expects the empty jobs list: leave the app as we found it.
 test.afterAll(async ({ request }) => removeJobs(request, created));
 
+/** Writes a JSON-lines file into `dir/folder` whole (renamed into place, as a producer would), so the files source never reads half of it. */
+function writeJsonLines(dir: string, folder: string, name: string, rows: object[]): void {
+  mkdirSync(path.join(dir, folder), { recursive: true });
+  writeFileSync(path.join(dir, folder, `.${name}`), rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
+  renameSync(path.join(dir, folder, `.${name}`), path.join(dir, folder, name));
+}
+
 test('a job over two streams: its sources listed, and a chart panel per source', async ({ page, request }) => {
   test.setTimeout(180_000);
   const dir = mkdtempSync(path.join(os.tmpdir(), 'weir-e2e-sources-'));
-  const write = (folder: string, name: string, rows: object[]) => {
-    mkdirSync(path.join(dir, folder), { recursive: true });
-    writeFileSync(path.join(dir, folder, `.${name}`), rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
-    renameSync(path.join(dir, folder, `.${name}`), path.join(dir, folder, name));
-  };
+  const write = (folder: string, name: string, rows: object[]) => writeJsonLines(dir, folder, name, rows);
   write('a', 'part-0.json', [{ v: 1 }, { v: 2 }, { v: 3 }]);
   write('b', 'part-0.json', [{ v: 10 }]);
   const source = (name: string, folder: string) => ({ name, type: 'files', options: { path: path.join(dir, folder), format: 'json' }, schema: [{ name: 'v', type: 'long' }] });
@@ -33,11 +35,7 @@ test('a job over two streams: its sources listed, and a chart panel per source',
     sink: { type: 'console', options: {} },
     trigger: { type: 'processing-time', interval: '500 milliseconds' },
   };
-  const res = await request.post('/api/jobs', { headers: auth, data: { spec } });
-  expect(res.status(), await res.text()).toBe(201);
-  const jobId = ((await res.json()) as { job: { id: string } }).job.id;
-  created.push(jobId);
-  expect((await request.post(`/api/jobs/${jobId}/start`, { headers: auth })).status()).toBe(200);
+  const jobId = await startedJob(request, spec, created);
   await expect.poll(async () => (await jobState(request, jobId)).lastBatchId, { timeout: 90_000 }).toBe(0);
   // A second batch with rows of one source only.
   write('b', 'part-1.json', [{ v: 11 }, { v: 12 }]);
@@ -62,11 +60,7 @@ test('a job over two streams: its sources listed, and a chart panel per source',
 test('a join of two streams with watermarks: each source\'s own watermark, the policy, and the join\'s state by side', async ({ page, request }) => {
   test.setTimeout(180_000);
   const dir = mkdtempSync(path.join(os.tmpdir(), 'weir-e2e-join-'));
-  const write = (folder: string, name: string, rows: object[]) => {
-    mkdirSync(path.join(dir, folder), { recursive: true });
-    writeFileSync(path.join(dir, folder, `.${name}`), rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
-    renameSync(path.join(dir, folder, `.${name}`), path.join(dir, folder, name));
-  };
+  const write = (folder: string, name: string, rows: object[]) => writeJsonLines(dir, folder, name, rows);
   const at = (s: number) => new Date(Date.UTC(2026, 0, 1, 10, 0, s)).toISOString();
   write('impressions', 'part-0.json', [0, 1, 2, 3].map((id) => ({ id, ts: at(id) })));
   write('clicks', 'part-0.json', [{ id: 1, ts: at(30) }]);
@@ -79,11 +73,7 @@ test('a join of two streams with watermarks: each source\'s own watermark, the p
     sink: { type: 'console', options: {} },
     trigger: { type: 'processing-time', interval: '500 milliseconds' },
   };
-  const res = await request.post('/api/jobs', { headers: auth, data: { spec } });
-  expect(res.status(), await res.text()).toBe(201);
-  const jobId = ((await res.json()) as { job: { id: string } }).job.id;
-  created.push(jobId);
-  expect((await request.post(`/api/jobs/${jobId}/start`, { headers: auth })).status()).toBe(200);
+  const jobId = await startedJob(request, spec, created);
   await expect.poll(async () => (await jobState(request, jobId)).lastBatchId ?? -1, { timeout: 90_000 }).toBeGreaterThanOrEqual(0);
 
   await signIn(page);
