@@ -14,7 +14,7 @@ import { useEffect, useId, useLayoutEffect, useState, type ReactNode } from 'rea
 import { Area, AreaChart, Bar, BarChart, CartesianGrid, Legend, Line, LineChart, Tooltip, XAxis, YAxis } from 'recharts';
 import type { BatchCharts as BatchChartsData } from '@/lib/server/presenters/batch-chart-presenter';
 import { apiFetch, errorMessage } from './api-client';
-import { CHART_COLORS, chartsUrl, inputRowsSeries, lagSeries, lmdbSeries, PHASE_ORDER, phaseSeries, rateSeries, seriesPresence, sourceSeries, sourceWatermarkSeries, stateBytesSeries, stateRowsSeries, TIME_RANGES, type SeriesRow } from './chart-series';
+import { CHART_COLORS, chartsUrl, dotted, inputRowsSeries, lagSeries, lmdbSeries, PHASE_ORDER, phaseSeries, rateSeries, seriesPresence, sourceSeries, sourceWatermarkSeries, stateBytesSeries, stateRowsSeries, TIME_RANGES, type SeriesRow } from './chart-series';
 import { formatBytes, formatNumber, plural } from './format';
 import { queryKeys } from './query-keys';
 
@@ -160,25 +160,31 @@ export function BatchCharts({ jobId, live, initial }: { jobId: string; live: boo
       ) : (
         <div className="grid2">
           <ChartPanel title="Input rate vs processing rate (rows/s)" empty={empty} order={0} shown={shown}>
-            {(w) => (
-              // One axis: both are rows/s, and two scales made 8 and 1,000 rows/s look alike. A
-              // processed rate above the input rate is the point: the job keeps up with its input.
-              <LineChart width={w} height={CHART_HEIGHT} data={rateSeries(points)}>
-                {axes()}
-                <Line dataKey="input" name="input rows/s" stroke={COLORS[0]} strokeWidth={2} dot={false} isAnimationActive={false} />
-                <Line dataKey="processed" name="processed rows/s" stroke={COLORS[1]} strokeDasharray="6 3" dot={false} isAnimationActive={false} />
-              </LineChart>
-            )}
+            {(w) => {
+              const data = rateSeries(points);
+              return (
+                // One axis: both are rows/s, and two scales made 8 and 1,000 rows/s look alike. A
+                // processed rate above the input rate is the point: the job keeps up with its input.
+                <LineChart width={w} height={CHART_HEIGHT} data={data}>
+                  {axes()}
+                  <Line dataKey="input" name="input rows/s" stroke={COLORS[0]} strokeWidth={2} dot={dotted(data, 'input')} isAnimationActive={false} />
+                  <Line dataKey="processed" name="processed rows/s" stroke={COLORS[1]} strokeDasharray="6 3" dot={dotted(data, 'processed')} isAnimationActive={false} />
+                </LineChart>
+              );
+            }}
           </ChartPanel>
           <ChartPanel title="Batch duration by phase (ms)" empty={empty} order={1} shown={shown}>
-            {(w) => (
-              <AreaChart width={w} height={CHART_HEIGHT} data={phaseSeries(points)}>
-                {axes((v) => `${formatNumber(v)}`)}
-                {[...PHASE_ORDER, 'other'].map((k, i) => (
-                  <Area key={k} dataKey={k} stackId="1" stroke={COLORS[i % COLORS.length]} fill={COLORS[i % COLORS.length]} fillOpacity={0.35} isAnimationActive={false} />
-                ))}
-              </AreaChart>
-            )}
+            {(w) => {
+              const data = phaseSeries(points);
+              return (
+                <AreaChart width={w} height={CHART_HEIGHT} data={data}>
+                  {axes((v) => `${formatNumber(v)}`)}
+                  {[...PHASE_ORDER, 'other'].map((k, i) => (
+                    <Area key={k} dataKey={k} stackId="1" stroke={COLORS[i % COLORS.length]} fill={COLORS[i % COLORS.length]} fillOpacity={0.35} dot={dotted(data, k)} isAnimationActive={false} />
+                  ))}
+                </AreaChart>
+              );
+            }}
           </ChartPanel>
           <ChartPanel title="Input rows per batch" empty={empty} order={2} shown={shown}>
             {(w) => (
@@ -189,49 +195,59 @@ export function BatchCharts({ jobId, live, initial }: { jobId: string; live: boo
             )}
           </ChartPanel>
           <ChartPanel title="State rows" empty={empty} order={3} shown={shown} note={has.state ? undefined : STATE_NOTE}>
-            {(w) => (
-              <LineChart width={w} height={CHART_HEIGHT} data={stateRowsSeries(points)}>
-                {axes()}
-                <Line dataKey="total" name="total" stroke={COLORS[0]} dot={false} isAnimationActive={false} />
-                <Line dataKey="updated" name="updated" stroke={COLORS[1]} dot={false} isAnimationActive={false} />
-                {/* Drawn last (on top), thicker and dashed: removed often equals "updated" and would hide under it. */}
-                <Line dataKey="removed" name="removed (evicted)" stroke={COLORS[3]} strokeWidth={2.5} strokeDasharray="6 4" dot={false} isAnimationActive={false} />
-                <Line dataKey="droppedByWatermark" name="late rows dropped by watermark" stroke={COLORS[5]} strokeWidth={2} strokeDasharray="2 3" dot={false} isAnimationActive={false} />
-              </LineChart>
-            )}
+            {(w) => {
+              const data = stateRowsSeries(points);
+              return (
+                <LineChart width={w} height={CHART_HEIGHT} data={data}>
+                  {axes()}
+                  <Line dataKey="total" name="total" stroke={COLORS[0]} dot={dotted(data, 'total')} isAnimationActive={false} />
+                  <Line dataKey="updated" name="updated" stroke={COLORS[1]} dot={dotted(data, 'updated')} isAnimationActive={false} />
+                  {/* Drawn last (on top), thicker and dashed: removed often equals "updated" and would hide under it. */}
+                  <Line dataKey="removed" name="removed (evicted)" stroke={COLORS[3]} strokeWidth={2.5} strokeDasharray="6 4" dot={dotted(data, 'removed')} isAnimationActive={false} />
+                  <Line dataKey="droppedByWatermark" name="late rows dropped by watermark" stroke={COLORS[5]} strokeWidth={2} strokeDasharray="2 3" dot={dotted(data, 'droppedByWatermark')} isAnimationActive={false} />
+                </LineChart>
+              );
+            }}
           </ChartPanel>
           <ChartPanel title="State bytes" empty={empty} order={4} shown={shown} note={has.state ? undefined : STATE_NOTE}>
-            {(w) => (
-              <LineChart width={w} height={CHART_HEIGHT} data={stateBytesSeries(points)}>
-                {axes(formatBytes)}
-                <Line dataKey="memory" name="memory" stroke={COLORS[4]} dot={false} isAnimationActive={false} />
-                <Line dataKey="disk" name="disk" stroke={COLORS[2]} dot={false} isAnimationActive={false} />
-              </LineChart>
-            )}
+            {(w) => {
+              const data = stateBytesSeries(points);
+              return (
+                <LineChart width={w} height={CHART_HEIGHT} data={data}>
+                  {axes(formatBytes)}
+                  <Line dataKey="memory" name="memory" stroke={COLORS[4]} dot={dotted(data, 'memory')} isAnimationActive={false} />
+                  <Line dataKey="disk" name="disk" stroke={COLORS[2]} dot={dotted(data, 'disk')} isAnimationActive={false} />
+                </LineChart>
+              );
+            }}
           </ChartPanel>
           {d?.lmdbPoints && (
             <ChartPanel title="LMDB state store" empty={empty} order={6} shown={shown}>
-              {(w) => (
-                <LineChart width={w} height={CHART_HEIGHT} data={lmdbSeries(d.lmdbPoints!)}>
-                  <CartesianGrid strokeDasharray="3 3" stroke={GRID} />
-                  <XAxis dataKey="t" type="number" domain={['dataMin', 'dataMax']} scale="time" tickFormatter={timeTick} fontSize={11} />
-                  <YAxis yAxisId="bytes" tickFormatter={(v) => formatBytes(v)} fontSize={11} width={64} />
-                  <YAxis yAxisId="stores" orientation="right" allowDecimals={false} fontSize={11} width={56} label={{ value: 'stores rebuilt', angle: 90, position: 'insideRight', fontSize: 11 }} />
-                  <Tooltip labelFormatter={(_, p) => String((p?.[0]?.payload as SeriesRow | undefined)?.label ?? '')} formatter={(v, name) => (typeof v === 'number' && name !== 'stores rebuilt from checkpoint' ? formatBytes(v) : String(v))} />
-                  <Legend wrapperStyle={{ fontSize: 12 }} />
-                  <Line yAxisId="bytes" dataKey="localBytes" name="local LMDB bytes" stroke={COLORS[2]} dot={false} isAnimationActive={false} />
-                  <Line yAxisId="bytes" dataKey="changelogBytes" name="changelog bytes written" stroke={COLORS[4]} dot={false} isAnimationActive={false} />
-                  <Line yAxisId="stores" type="stepAfter" dataKey="storesRebuilt" name="stores rebuilt from checkpoint" stroke={COLORS[3]} strokeDasharray="4 3" dot={false} isAnimationActive={false} />
-                </LineChart>
-              )}
+              {(w) => {
+                const data = lmdbSeries(d.lmdbPoints!);
+                return (
+                  <LineChart width={w} height={CHART_HEIGHT} data={data}>
+                    <CartesianGrid strokeDasharray="3 3" stroke={GRID} />
+                    <XAxis dataKey="t" type="number" domain={['dataMin', 'dataMax']} scale="time" tickFormatter={timeTick} fontSize={11} />
+                    <YAxis yAxisId="bytes" tickFormatter={(v) => formatBytes(v)} fontSize={11} width={64} />
+                    <YAxis yAxisId="stores" orientation="right" allowDecimals={false} fontSize={11} width={56} label={{ value: 'stores rebuilt', angle: 90, position: 'insideRight', fontSize: 11 }} />
+                    <Tooltip labelFormatter={(_, p) => String((p?.[0]?.payload as SeriesRow | undefined)?.label ?? '')} formatter={(v, name) => (typeof v === 'number' && name !== 'stores rebuilt from checkpoint' ? formatBytes(v) : String(v))} />
+                    <Legend wrapperStyle={{ fontSize: 12 }} />
+                    <Line yAxisId="bytes" dataKey="localBytes" name="local LMDB bytes" stroke={COLORS[2]} dot={dotted(data, 'localBytes')} isAnimationActive={false} />
+                    <Line yAxisId="bytes" dataKey="changelogBytes" name="changelog bytes written" stroke={COLORS[4]} dot={dotted(data, 'changelogBytes')} isAnimationActive={false} />
+                    <Line yAxisId="stores" type="stepAfter" dataKey="storesRebuilt" name="stores rebuilt from checkpoint" stroke={COLORS[3]} strokeDasharray="4 3" dot={dotted(data, 'storesRebuilt')} isAnimationActive={false} />
+                  </LineChart>
+                );
+              }}
             </ChartPanel>
           )}
           {d?.sourcePoints && (
             <ChartPanel title="Per source: input rows per batch and commit lag" empty={empty} order={7} shown={shown}>
               {(w) => {
                 const lagged = d.sourceNames.map((_, i) => d.sourcePoints!.some((p) => p.sources[i]?.commitLag !== null && p.sources[i]?.commitLag !== undefined));
+                const data = sourceSeries(d.sourcePoints!);
                 return (
-                  <LineChart width={w} height={CHART_HEIGHT} data={sourceSeries(d.sourcePoints!)}>
+                  <LineChart width={w} height={CHART_HEIGHT} data={data}>
                     <CartesianGrid strokeDasharray="3 3" stroke={GRID} />
                     <XAxis dataKey="t" type="number" domain={['dataMin', 'dataMax']} scale="time" tickFormatter={timeTick} fontSize={11} />
                     <YAxis yAxisId="rows" tickFormatter={(v) => formatNumber(v)} fontSize={11} width={56} />
@@ -239,11 +255,11 @@ export function BatchCharts({ jobId, live, initial }: { jobId: string; live: boo
                     <Tooltip labelFormatter={(_, p) => String((p?.[0]?.payload as SeriesRow | undefined)?.label ?? '')} formatter={(v) => (typeof v === 'number' ? formatNumber(v) : String(v))} />
                     <Legend wrapperStyle={{ fontSize: 12 }} />
                     {d.sourceNames.map((name, i) => (
-                      <Line key={`rows_${i}`} yAxisId="rows" dataKey={`rows_${i}`} name={`${name}: input rows`} stroke={COLORS[i % COLORS.length]} dot={false} isAnimationActive={false} />
+                      <Line key={`rows_${i}`} yAxisId="rows" dataKey={`rows_${i}`} name={`${name}: input rows`} stroke={COLORS[i % COLORS.length]} dot={dotted(data, `rows_${i}`)} isAnimationActive={false} />
                     ))}
                     {d.sourceNames.map((name, i) =>
                       lagged[i] ? (
-                        <Line key={`lag_${i}`} yAxisId="lag" dataKey={`lag_${i}`} name={`${name}: commit lag`} stroke={COLORS[i % COLORS.length]} strokeDasharray="6 3" dot={false} connectNulls isAnimationActive={false} />
+                        <Line key={`lag_${i}`} yAxisId="lag" dataKey={`lag_${i}`} name={`${name}: commit lag`} stroke={COLORS[i % COLORS.length]} strokeDasharray="6 3" dot={dotted(data, `lag_${i}`)} connectNulls isAnimationActive={false} />
                       ) : null,
                     )}
                   </LineChart>
@@ -264,15 +280,18 @@ export function BatchCharts({ jobId, live, initial }: { jobId: string; live: boo
                 </>
               }
             >
-              {(w) => (
-                <LineChart width={w} height={CHART_HEIGHT} data={sourceWatermarkSeries(d.sourcePoints!, points)}>
-                  {axes((v) => `${formatNumber(v)} s`)}
-                  {d.sourceNames.map((name, i) => (
-                    <Line key={`gap_${i}`} dataKey={`gap_${i}`} name={`${name}: own watermark gap`} stroke={COLORS[i % COLORS.length]} dot={false} connectNulls isAnimationActive={false} />
-                  ))}
-                  <Line dataKey="global" name={`global watermark gap (${d.multipleWatermarkPolicy ?? 'min'})`} stroke={COLORS[6]} strokeWidth={2.5} strokeDasharray="6 4" dot={false} connectNulls isAnimationActive={false} />
-                </LineChart>
-              )}
+              {(w) => {
+                const data = sourceWatermarkSeries(d.sourcePoints!, points);
+                return (
+                  <LineChart width={w} height={CHART_HEIGHT} data={data}>
+                    {axes((v) => `${formatNumber(v)} s`)}
+                    {d.sourceNames.map((name, i) => (
+                      <Line key={`gap_${i}`} dataKey={`gap_${i}`} name={`${name}: own watermark gap`} stroke={COLORS[i % COLORS.length]} dot={dotted(data, `gap_${i}`)} connectNulls isAnimationActive={false} />
+                    ))}
+                    <Line dataKey="global" name={`global watermark gap (${d.multipleWatermarkPolicy ?? 'min'})`} stroke={COLORS[6]} strokeWidth={2.5} strokeDasharray="6 4" dot={dotted(data, 'global')} connectNulls isAnimationActive={false} />
+                  </LineChart>
+                );
+              }}
             </ChartPanel>
           )}
           <ChartPanel
@@ -282,19 +301,22 @@ export function BatchCharts({ jobId, live, initial }: { jobId: string; live: boo
             shown={shown}
             note={has.commitLag || has.watermarkGap ? undefined : 'Nothing to draw: the source reports no commit lag (how far the committed offset trails the newest), and the job has no watermark (set an event-time column and a watermark delay).'}
           >
-            {(w) => (
-              // Only the series there is data for, each with its axis: no axis with nothing on it.
-              <LineChart width={w} height={CHART_HEIGHT} data={lagSeries(points)}>
-                <CartesianGrid strokeDasharray="3 3" stroke={GRID} />
-                <XAxis dataKey="t" type="number" domain={['dataMin', 'dataMax']} scale="time" tickFormatter={timeTick} fontSize={11} />
-                {has.commitLag && <YAxis yAxisId="lag" tickFormatter={(v) => formatNumber(v)} fontSize={11} width={56} />}
-                {has.watermarkGap && <YAxis yAxisId="gap" orientation={has.commitLag ? 'right' : 'left'} tickFormatter={(v) => `${formatNumber(v)} s`} fontSize={11} width={56} />}
-                <Tooltip labelFormatter={(_, p) => String((p?.[0]?.payload as SeriesRow | undefined)?.label ?? '')} />
-                <Legend wrapperStyle={{ fontSize: 12 }} />
-                {has.commitLag && <Line yAxisId="lag" dataKey="commitLag" name="commit lag (source units)" stroke={COLORS[3]} dot={false} connectNulls isAnimationActive={false} />}
-                {has.watermarkGap && <Line yAxisId="gap" dataKey="watermarkGapSeconds" name="watermark gap (s)" stroke={COLORS[2]} dot={false} connectNulls isAnimationActive={false} />}
-              </LineChart>
-            )}
+            {(w) => {
+              const data = lagSeries(points);
+              return (
+                // Only the series there is data for, each with its axis: no axis with nothing on it.
+                <LineChart width={w} height={CHART_HEIGHT} data={data}>
+                  <CartesianGrid strokeDasharray="3 3" stroke={GRID} />
+                  <XAxis dataKey="t" type="number" domain={['dataMin', 'dataMax']} scale="time" tickFormatter={timeTick} fontSize={11} />
+                  {has.commitLag && <YAxis yAxisId="lag" tickFormatter={(v) => formatNumber(v)} fontSize={11} width={56} />}
+                  {has.watermarkGap && <YAxis yAxisId="gap" orientation={has.commitLag ? 'right' : 'left'} tickFormatter={(v) => `${formatNumber(v)} s`} fontSize={11} width={56} />}
+                  <Tooltip labelFormatter={(_, p) => String((p?.[0]?.payload as SeriesRow | undefined)?.label ?? '')} />
+                  <Legend wrapperStyle={{ fontSize: 12 }} />
+                  {has.commitLag && <Line yAxisId="lag" dataKey="commitLag" name="commit lag (source units)" stroke={COLORS[3]} dot={dotted(data, 'commitLag')} connectNulls isAnimationActive={false} />}
+                  {has.watermarkGap && <Line yAxisId="gap" dataKey="watermarkGapSeconds" name="watermark gap (s)" stroke={COLORS[2]} dot={dotted(data, 'watermarkGapSeconds')} connectNulls isAnimationActive={false} />}
+                </LineChart>
+              );
+            }}
           </ChartPanel>
         </div>
       )}

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { downsampleBatches, type BatchRow } from '@/lib/server/presenters/batch-chart-presenter';
 import fc from 'fast-check';
-import { chartsUrl, inputRowsSeries, lagSeries, lmdbSeries, PHASE_ORDER, phaseBreakdown, phaseSeries, rateSeries, sourceSeries, sourceWatermarkSeries, stateRowsSeries } from './chart-series';
+import { chartsUrl, dotted, DOTTED_SERIES_MAX, inputRowsSeries, lagSeries, lmdbSeries, PHASE_ORDER, phaseBreakdown, phaseSeries, rateSeries, sourceSeries, sourceWatermarkSeries, stateRowsSeries } from './chart-series';
 
 const rows: BatchRow[] = Array.from({ length: 10 }, (_, i) => ({
   batchId: i,
@@ -114,5 +114,24 @@ describe('sourceWatermarkSeries', () => {
       { t: 1, label: 'batches 0–1', global: 4, gap_0: 4, gap_1: null },
       { t: 2, label: 'batches 2–3', global: 4, gap_0: 1.5, gap_1: 4 },
     ]);
+  });
+});
+
+describe('dotted', () => {
+  const series = (values: (number | null)[]) => values.map((v, i) => ({ t: i, label: `batch ${i}`, v }));
+
+  it("marks a lone value with a dot (a line of one point draws nothing), and a short series' values", () => {
+    const one = rateSeries(downsampleBatches(rows.slice(0, 1), 300));
+    expect(one).toHaveLength(1);
+    expect([dotted(one, 'input'), dotted(one, 'processed')]).toEqual([true, true]);
+    // One figure among NULLs (a commit lag reported once).
+    expect(dotted(series([null, null, 5, null]), 'v')).toBe(true);
+    expect(dotted(series(Array.from({ length: DOTTED_SERIES_MAX }, (_, i) => i)), 'v')).toBe(true);
+  });
+
+  it('draws a long series as a bare line, and a series with no value without dots', () => {
+    expect(dotted(series(Array.from({ length: DOTTED_SERIES_MAX + 1 }, (_, i) => i)), 'v')).toBe(false);
+    expect(dotted(series([null, null]), 'v')).toBe(false);
+    expect(dotted(series([1, 2]), 'missing')).toBe(false);
   });
 });

@@ -128,6 +128,20 @@ export function lagSeries(points: ChartPoint[]): SeriesRow[] {
   return points.map((p) => ({ t: p.t, label: label(p), commitLag: p.commitLag, watermarkGapSeconds: p.watermarkGapMs === null ? null : p.watermarkGapMs / 1000 }));
 }
 
+/** The most values a line is drawn with a dot on each: few enough that the dots stay apart. */
+export const DOTTED_SERIES_MAX = 20;
+
+/**
+ * Whether the line of `key` marks its values with dots: a line needs two values to be seen, so a
+ * job of one batch (or a figure reported once, in a gap of NULLs) would draw nothing without them;
+ * a short series reads better as its points too. A long one is drawn as a bare line.
+ */
+export function dotted(rows: readonly SeriesRow[], key: string): boolean {
+  let n = 0;
+  for (const r of rows) if (typeof r[key] === 'number' && ++n > DOTTED_SERIES_MAX) return false;
+  return n > 0;
+}
+
 /** Time ranges offered by the picker: label and width in ms (null: the whole history). */
 export const TIME_RANGES: { key: string; label: string; ms: number | null }[] = [
   { key: '5m', label: 'Last 5 minutes', ms: 5 * 60_000 },
