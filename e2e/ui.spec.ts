@@ -103,6 +103,10 @@ test('the job tabs work with the arrow keys, Home and End', async ({ page }) => 
   await expect(page.locator('[role=tab][tabindex="0"]')).toHaveCount(1);
   await tab('Charts').focus();
   await page.keyboard.press('ArrowRight');
+  await expect(tab('Plan')).toBeFocused();
+  await expect(tab('Plan')).toHaveAttribute('aria-selected', 'true');
+  await expect(page.getByRole('tabpanel')).toHaveAttribute('aria-labelledby', 'tab-plan');
+  await page.keyboard.press('ArrowRight');
   await expect(tab('Batches')).toBeFocused();
   await expect(tab('Batches')).toHaveAttribute('aria-selected', 'true');
   await expect(page.getByRole('tabpanel')).toHaveAttribute('aria-labelledby', 'tab-batches');
