@@ -6,19 +6,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { allOperators, isStatefulOperator } from '@/lib/engine/operators/physical-operator';
-import { compileStreamingQuery } from '@/lib/engine/query/streaming-query';
-import type { StreamingRelation } from '@/lib/engine/query/logical-plan';
 import { parseExplain } from '@/lib/server/presenters/job-draft-presenter';
 import { planFigures, stateOperatorsByNode } from './plan-graph-figures';
 import { inputsFirst, planTree } from './plan-graph-layout';
-
-const stream = (sourceName: string): StreamingRelation => ({
-  kind: 'StreamingRelation',
-  sourceName,
-  schema: [{ name: 'id', type: 'long' }, { name: 'ts', type: 'timestamp' }],
-  eventTime: 'ts',
-  watermarkDelayMs: 10_000,
-});
+import { compiledOverABC } from './testing/plan-fixtures';
 
 // Two joins feeding an aggregation; a union with a DISTINCT (an aggregation) in its first and third branches.
 const JOINS_THEN_AGGREGATE =
@@ -33,7 +24,7 @@ describe('the stateful operators of the explain, inputs first', () => {
     ['two joins feeding an aggregation', JOINS_THEN_AGGREGATE, ['Join', 'Join', 'Aggregate']],
     ['a union with an aggregation in its first and third branches', UNION_OF_DISTINCTS, ['Aggregate', 'Aggregate']],
   ])('are the runtime\'s stateful operators in order: %s', (_, sql, names) => {
-    const q = compileStreamingQuery(sql, [stream('a'), stream('b'), stream('c')], { outputMode: 'append' });
+    const q = compiledOverABC(sql);
     const stateful = inputsFirst(planTree(parseExplain(q.explain), 'console')).filter((n) => n.kind === 'stateful');
     expect(stateful.map((n) => n.name)).toEqual(names);
     // The stateful planner's ids, children first: the n-th stateful box is operator n.
@@ -47,7 +38,7 @@ describe('the stateful operators of the explain, inputs first', () => {
 });
 
 const JOIN_EXPLAIN = parseExplain(
-  compileStreamingQuery(JOINS_THEN_AGGREGATE, [stream('a'), stream('b'), stream('c')], { outputMode: 'append' }).explain,
+  compiledOverABC(JOINS_THEN_AGGREGATE).explain,
 );
 const entry = (numRowsTotal: number, extra: object = {}) => ({ operatorName: 'x', numRowsTotal, numRowsUpdated: 1, numRowsRemoved: 2, memoryUsedBytes: 2048, numRowsDroppedByWatermark: 3, ...extra });
 

@@ -4,22 +4,13 @@
  * on top and the sink at the bottom.
  */
 import { describe, expect, it } from 'vitest';
-import { compileStreamingQuery } from '@/lib/engine/query/streaming-query';
-import type { StreamingRelation } from '@/lib/engine/query/logical-plan';
 import { parseExplain } from '@/lib/server/presenters/job-draft-presenter';
+import { compiledOverABC } from './testing/plan-fixtures';
 import { layoutPlan, planSummary, planTree, truncate, type PlacedNode, type PlanLayout } from './plan-graph-layout';
-
-const stream = (sourceName: string): StreamingRelation => ({
-  kind: 'StreamingRelation',
-  sourceName,
-  schema: [{ name: 'id', type: 'long' }, { name: 'ts', type: 'timestamp' }],
-  eventTime: 'ts',
-  watermarkDelayMs: 10_000,
-});
 
 /** The engine's explain of `sql` over streams a, b, c, as the job editor and page get it. */
 function explainOf(sql: string, outputMode: 'append' | 'update' | 'complete' = 'append') {
-  return parseExplain(compileStreamingQuery(sql, [stream('a'), stream('b'), stream('c')], { outputMode }).explain);
+  return parseExplain(compiledOverABC(sql, outputMode).explain);
 }
 
 const THREE_WAY = 'SELECT a.id FROM a JOIN b ON a.id = b.id AND b.ts BETWEEN a.ts AND a.ts + INTERVAL 1 MINUTE JOIN c ON a.id = c.id AND c.ts BETWEEN a.ts AND a.ts + INTERVAL 1 MINUTE';

@@ -8,16 +8,9 @@ import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
 import { parseExplain } from '@/lib/server/presenters/job-draft-presenter';
 import { PlanGraph } from './plan-graph';
+import { JOIN_EXPLAIN } from './testing/plan-fixtures';
 
-// The engine's explain of a stream-stream join (as explain-panel.test.ts has it).
-const JOIN = parseExplain([
-  'Project [i.id AS id] [stateless]',
-  '+- Join Inner ((i.id = c.id)) [stateful: buffers both streams by join key; left side evicted 60001 ms behind the watermark]',
-  '   +- Project [id AS i.id, ts AS i.ts] [stateless]',
-  '      +- StreamingRelation impressions watermark(ts, 10000 ms) [source]',
-  '   +- Project [id AS c.id, ts AS c.ts] [stateless]',
-  '      +- StreamingRelation clicks watermark(ts, 20000 ms) [source]',
-].join('\n'));
+const JOIN = parseExplain(JOIN_EXPLAIN);
 
 const render = (props: Parameters<typeof PlanGraph>[0]) => renderToStaticMarkup(createElement(PlanGraph, props));
 const boxes = (html: string) => [...html.matchAll(/<g class="plan-node (\w+)" data-operator="(\w+)"/g)].map((m) => `${m[2]}:${m[1]}`);
