@@ -11,6 +11,7 @@ import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
 import { auth, jobState, removeJobs, stopped } from './jobs-api';
 import { signIn } from './sign-in';
+import { rateSource } from './editor-form';
 
 const created: string[] = [];
 // home.spec.ts expects the empty jobs list: leave the app as we found it.
@@ -26,16 +27,6 @@ async function violations(page: Page, selector: string): Promise<string[]> {
   }
   await page.emulateMedia({ colorScheme: 'light' });
   return found;
-}
-
-const RATE_SCHEMA = 'timestamp timestamp\nvalue long';
-
-/** Fills a source panel as a rate source read by `name` (as several-sources-editor.spec.ts does). */
-async function rateSource(page: Page, panel: string, name: string) {
-  const source = page.getByRole('region', { name: panel, exact: true });
-  await source.getByLabel('Source type').selectOption('rate');
-  await source.getByLabel('Table name in SQL').fill(name);
-  await source.getByLabel(/^Schema/).fill(RATE_SCHEMA);
 }
 
 test('the job editor draws a join of two streams with both its inputs', async ({ page }) => {

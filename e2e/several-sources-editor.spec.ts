@@ -7,6 +7,7 @@
 import { expect, test, type Page } from '@playwright/test';
 import { auth, jobState, removeJobs, stopped } from './jobs-api';
 import { signIn } from './sign-in';
+import { rateSource } from './editor-form';
 
 const created: string[] = [];
 // home.spec.ts expects the empty jobs list: leave the app as we found it.
@@ -15,16 +16,6 @@ test.afterAll(async ({ request }) => removeJobs(request, created));
 type Spec = { source?: { name: string; watermarkDelay?: string }; sources?: { name: string; eventTime?: string; watermarkDelay?: string }[]; multipleWatermarkPolicy?: string; sql: string };
 const specOf = async (request: import('@playwright/test').APIRequestContext, id: string): Promise<Spec> =>
   ((await (await request.get(`/api/jobs/${id}`, { headers: auth })).json()) as { spec: Spec }).spec;
-
-const RATE_SCHEMA = 'timestamp timestamp\nvalue long';
-
-/** Fills a source panel as a rate source read by `name`. */
-async function rateSource(page: Page, panel: string, name: string) {
-  const source = page.getByRole('region', { name: panel, exact: true });
-  await source.getByLabel('Source type').selectOption('rate');
-  await source.getByLabel('Table name in SQL').fill(name);
-  await source.getByLabel(/^Schema/).fill(RATE_SCHEMA);
-}
 
 /** Waits for the editor to be hydrated (the SQL editor exists only then). */
 async function editorReady(page: Page) {
