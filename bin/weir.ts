@@ -286,9 +286,14 @@ async function sinkRead(args: string[]): Promise<number> {
   const schema = result.outputSchema ?? [];
   const readRows = getSinkDefinition(sink.type)?.readRows;
   if (sink.type !== 'files' && readRows) {
-    const rows = await readRows(sink.options as never, result.outputSchema);
-    // readRows gives the values as the engine holds them (its contract).
-    for (const r of rows) out(sinkReadLine(r, schema, (row) => ({ ok: true, row })));
+    // readRows gives the values as the engine holds them (its contract), or a row as stored
+    // when they do not read, which it warns of: that one is printed as stored.
+    const asStored = new Set<Row>();
+    const rows = await readRows(sink.options as never, result.outputSchema, (m, row) => {
+      err(`warning: ${m}`);
+      asStored.add(row);
+    });
+    for (const r of rows) out(asStored.has(r) ? stringifyRow(r) : sinkReadLine(r, schema, (row) => ({ ok: true, row })));
     err(`${rows.length} rows in the ${sink.type} sink's destination`);
     return EXIT.ok;
   }

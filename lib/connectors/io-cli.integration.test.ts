@@ -142,6 +142,14 @@ describe('weir CLI with io sources and sinks', () => {
       `{"id":${i},"amount":${i}.0,"price":${i}.00,"at":"2026-01-02T03:04:05.000Z","w":{"start":"2026-01-02T03:00:00.000Z","end":"2026-01-02T04:00:00.000Z"}}`));
     const written = await redis.xrange(output, '-', '+');
     expect(read.stdout.trim().split('\n')).toEqual(written.map(([, f]) => f[f.indexOf('data') + 1]));
+    // An entry of the query's columns that does not read as them (another writer's) is printed
+    // as stored, with a warning naming it, as a files sink's row is; the others still print.
+    const foreign = { id: 99, amount: 1, price: 1, at: 'soon', w: null };
+    const foreignId = await redis.xadd(output, '*', 'data', JSON.stringify(foreign));
+    const mixed = await weir(['sink', 'read', file]);
+    expect(mixed.code, mixed.stderr).toBe(0);
+    expect(mixed.stdout.trim().split('\n')).toEqual([...written.map(([, f]) => f[f.indexOf('data') + 1]), JSON.stringify(foreign)]);
+    expect(mixed.stderr).toContain(`warning: entry ${foreignId} of stream ${output} does not hold the query's output (field "at"`);
   });
 
   it('nats-jetstream → webhook: every message delivered with its Idempotency-Key', async () => {

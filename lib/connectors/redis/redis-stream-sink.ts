@@ -10,7 +10,7 @@
  */
 import { z } from 'zod';
 import type { Redis } from 'ioredis';
-import { exactKeys, jsonWriter, type OutputMode, parseJsonRecord, registerSink, type Row, type Sink, type SinkBatchContext, type SinkDefinition, SinkError, type SinkSignature, WeirError } from '../../engine';
+import { exactKeys, jsonWriter, type OutputMode, parseJsonRecord, registerSink, type Row, type Sink, type SinkBatchContext, type SinkDefinition, SinkError, type SinkSignature } from '../../engine';
 import { redact, secretsOf } from '../postgres/pg-util';
 import { createRedis } from './redis-util';
 
@@ -69,7 +69,7 @@ const redisStreamSinkDefinition: SinkDefinition<RedisStreamSinkOptions> = {
   signature: signatureOf,
   supportedOutputModes: () => ['append', 'update'],
   create: (o) => new RedisStreamSink(o),
-  readRows: async (o, outputSchema) => {
+  readRows: async (o, outputSchema, warn) => {
     const redis = createRedis(o.url);
     try {
       const entries = (await redis.xrange(o.stream, '-', '+')) as [string, string[]][];
@@ -82,7 +82,10 @@ const redisStreamSinkDefinition: SinkDefinition<RedisStreamSinkOptions> = {
         // other columns (another writer's) as it is.
         if (!outputSchema || !exactKeys(raw, names)) return raw;
         const r = parseJsonRecord(data, outputSchema);
-        if ('reason' in r) throw new WeirError('SINK_READ_ERROR', `Entry ${id} of stream ${o.stream} does not hold the query's output: ${r.reason}. Read the stream with XRANGE to see what another writer added to it.`);
+        if ('reason' in r) {
+          warn?.(`entry ${id} of stream ${o.stream} does not hold the query's output (${r.reason}); printed as read`, raw);
+          return raw;
+        }
         return r.row;
       });
     } finally {

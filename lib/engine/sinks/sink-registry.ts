@@ -34,9 +34,12 @@ export interface SinkDefinition<O = unknown> {
    * Optional: the rows readers of the destination see now (for `weir sink read`). Given the
    * query's output schema, a destination that stores those columns gives their values as the
    * engine holds them (a DATE its day number, a DECIMAL its unscaled bigint), so that they print
-   * as the JSON sinks write them.
+   * as the JSON sinks write them. A stored row of those columns whose values do not read as
+   * them (another writer's, or one edited by hand) is given as stored, and `warn` is told which
+   * and why, with that row: the read loses nothing and says what it could not type, as for a
+   * files sink.
    */
-  readRows?(options: O, outputSchema?: Schema): Promise<Row[]>;
+  readRows?(options: O, outputSchema?: Schema, warn?: (message: string, row: Row) => void): Promise<Row[]>;
   secretOptions?: readonly string[];
   /**
    * Optional: Spark's spellings of the options in this definition's own names (see
