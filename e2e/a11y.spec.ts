@@ -11,6 +11,7 @@ import path from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
 import { trackRequests } from './requests-settled';
+import { signIn } from './sign-in';
 
 const auth = { authorization: 'Bearer e2e-admin-token-0123456789abcdef' };
 const root = mkdtempSync(path.join(tmpdir(), 'weir-e2e-a11y-'));
@@ -21,14 +22,6 @@ let failingJobId = '';
 let ruleId = '';
 
 const status = async (request: APIRequestContext, id: string) => (await (await request.get(`/api/jobs/${id}`, { headers: auth })).json()) as { status: string; lastBatchId: number | null };
-
-async function signIn(page: Page): Promise<void> {
-  await page.goto('/signin');
-  await page.getByLabel('Username', { exact: true }).fill('admin');
-  await page.getByLabel('Password', { exact: true }).fill('e2e-admin-password');
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await expect(page.getByRole('heading', { name: 'Jobs', level: 1 })).toBeVisible();
-}
 
 /** The serious and critical violations on the page as it is now, one line per element. */
 async function seriousViolations(page: Page): Promise<string[]> {

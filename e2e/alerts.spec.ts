@@ -7,6 +7,7 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
+import { signIn } from './sign-in';
 
 const dataDir = path.resolve('.data/e2e/files/alerts-spec');
 
@@ -15,11 +16,7 @@ test('a rule created in the UI fires when a job fails, and the alerts page shows
   mkdirSync(`${dataDir}/in`, { recursive: true });
   writeFileSync(`${dataDir}/in/part-00000.json`, '{"user": "ann"}\nnot json at all\n');
 
-  await page.goto('/signin');
-  await page.getByLabel('Username', { exact: true }).fill('admin');
-  await page.getByLabel('Password', { exact: true }).fill('e2e-admin-password');
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL((u) => u.pathname === '/');
+  await signIn(page);
 
   await page.goto('/alerts');
   await expect(page.getByRole('heading', { name: 'Alerts', level: 1 })).toBeVisible();

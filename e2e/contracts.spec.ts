@@ -1,8 +1,9 @@
 import { mkdirSync, mkdtempSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
+import { expect, test, type APIRequestContext } from '@playwright/test';
 import pg from 'pg';
+import { signIn } from './sign-in';
 
 const TOKEN = 'e2e-admin-token-0123456789abcdef';
 const auth = { authorization: `Bearer ${TOKEN}` };
@@ -67,14 +68,6 @@ async function runThrough(request: APIRequestContext, id: string, lastBatchId: n
 async function stop(request: APIRequestContext, id: string) {
   await request.post(`/api/jobs/${id}/stop`, { headers: auth });
   await expect.poll(async () => (await jobOf(request, id)).status, { timeout: 90_000 }).toBe('STOPPED');
-}
-
-async function signIn(page: Page) {
-  await page.goto('/signin');
-  await page.getByLabel('Username', { exact: true }).fill('admin');
-  await page.getByLabel('Password', { exact: true }).fill('e2e-admin-password');
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL((u) => u.pathname === '/');
 }
 
 // The postmortem in the browser: the fleet audit names the bare append and its fix; a drill's

@@ -11,10 +11,10 @@
 import { existsSync, mkdirSync, mkdtempSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
+import { expect, test, type APIRequestContext } from '@playwright/test';
+import { signIn } from './sign-in';
 
 const ADMIN_TOKEN = 'e2e-admin-token-0123456789abcdef';
-const ADMIN_PASSWORD = 'e2e-admin-password';
 const ART = 'e2e/artifacts';
 
 const root = mkdtempSync(path.join(tmpdir(), 'weir-e2e-dashboard-'));
@@ -38,14 +38,6 @@ const JOB = 'e2e-clicks';
 let jobId = '';
 const createdJobs: string[] = [];
 
-async function signInAsAdmin(page: Page): Promise<void> {
-  await page.goto('/signin');
-  await page.getByLabel('Username', { exact: true }).fill('admin');
-  await page.getByLabel('Password', { exact: true }).fill(ADMIN_PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await expect(page.getByRole('heading', { name: 'Jobs', level: 1 })).toBeVisible();
-}
-
 async function jobStatus(request: APIRequestContext, id: string): Promise<string> {
   return (await (await request.get(`/api/jobs/${id}`, { headers: auth })).json()).status;
 }
@@ -65,7 +57,7 @@ test('sign in, write a job in the editor (error first), deploy it', async ({ pag
   addFile(dirs.in, clicks(5, 0));
   await page.goto('/signin');
   await page.screenshot({ path: `${ART}/signin.png`, fullPage: true });
-  await signInAsAdmin(page);
+  await signIn(page);
 
   await page.getByRole('main').getByRole('link', { name: 'New job' }).click();
   await expect(page.getByRole('heading', { name: 'New job', level: 1 })).toBeVisible();
@@ -124,7 +116,7 @@ test('sign in, write a job in the editor (error first), deploy it', async ({ pag
 });
 
 test('batches arrive, the charts draw them, the table drills down to a batch', async ({ page }) => {
-  await signInAsAdmin(page);
+  await signIn(page);
   await page.goto(`/jobs/${jobId}`);
   await expect(page.locator('.subtitle .badge').first()).toHaveText('RUNNING', { timeout: 30_000 });
   await expect(page.getByText(/^[1-9]\d* batches/)).toBeVisible({ timeout: 30_000 });
@@ -165,7 +157,7 @@ test('batches arrive, the charts draw them, the table drills down to a batch', a
 });
 
 test('stop, restart, runs, and the checkpoint inspector', async ({ page, request }) => {
-  await signInAsAdmin(page);
+  await signIn(page);
   await page.goto(`/jobs/${jobId}`);
   const actions = page.getByRole('group', { name: `Actions for ${JOB}` });
   await actions.getByRole('button', { name: 'Stop' }).click();
@@ -244,7 +236,7 @@ test('a failed job shows its error', async ({ page, request }) => {
   expect((await request.post(`/api/jobs/${id}/start`, { headers: auth })).ok()).toBe(true);
   await expect.poll(() => jobStatus(request, id), { timeout: 45_000 }).toBe('FAILED');
 
-  await signInAsAdmin(page);
+  await signIn(page);
   await page.goto(`/jobs/${id}`);
   await expect(page.getByRole('alert').filter({ hasText: 'The last run failed' })).toContainText('BAD_RECORD');
   await page.getByRole('tab', { name: 'Runs' }).click();
@@ -282,7 +274,7 @@ test('a viewer cannot start or stop', async ({ browser, request, baseURL }) => {
 
 test('reset checkpoint needs the job name typed, then the history is gone', async ({ page, request }) => {
   expect(await jobStatus(request, jobId)).toBe('STOPPED');
-  await signInAsAdmin(page);
+  await signIn(page);
   await page.goto(`/jobs/${jobId}`);
   await page.getByRole('button', { name: 'Reset checkpoint…' }).click();
   const dialog = page.getByRole('dialog', { name: 'Reset checkpoint' });
@@ -303,7 +295,7 @@ test('delete job, with its checkpoint, needs the name typed; the job and the fil
   // The reset emptied the checkpoint: put a file back, so there is something to delete.
   mkdirSync(dirs.cp, { recursive: true });
   writeFileSync(path.join(dirs.cp, 'metadata'), '{"id":"e2e"}');
-  await signInAsAdmin(page);
+  await signIn(page);
   await page.goto(`/jobs/${jobId}`);
   await page.getByRole('button', { name: 'Delete job…' }).click();
   const dialog = page.getByRole('dialog', { name: 'Delete job' });

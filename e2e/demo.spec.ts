@@ -1,14 +1,11 @@
 import { expect, test } from '@playwright/test';
+import { signIn } from './sign-in';
 
 // The incident, rehearsed in the browser: set up the demo, crash each job after the sink write and
 // before the commit, and read the numbers the page shows once both have recovered.
 test('demo drills: the bare append doubles the replayed batch, the transactional sink stays correct', async ({ page }) => {
   test.setTimeout(300_000);
-  await page.goto('/signin');
-  await page.getByLabel('Username', { exact: true }).fill('admin');
-  await page.getByLabel('Password', { exact: true }).fill('e2e-admin-password');
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL((u) => u.pathname === '/');
+  await signIn(page);
 
   await page.goto('/demo');
   await page.getByRole('button', { name: 'Set up the demo' }).click();

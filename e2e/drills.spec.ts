@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, renameSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
+import { signIn } from './sign-in';
 
 const TOKEN = 'e2e-admin-token-0123456789abcdef';
 
@@ -36,11 +37,7 @@ test('a drill on the job page shows the pending batch, the replay and the audit'
   expect((await request.post(`/api/jobs/${job.id}/start`, { headers: auth })).status()).toBe(200);
   await expect.poll(async () => (await (await request.get(`/api/jobs/${job.id}`, { headers: auth })).json()).status, { timeout: 60_000 }).toBe('RUNNING');
 
-  await page.goto('/signin');
-  await page.getByLabel('Username', { exact: true }).fill('admin');
-  await page.getByLabel('Password', { exact: true }).fill('e2e-admin-password');
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL((u) => u.pathname === '/');
+  await signIn(page);
   await page.goto(`/jobs/${job.id}`);
   await page.getByRole('tab', { name: 'Drills' }).click();
   const panel = page.getByRole('region', { name: 'Drills' });

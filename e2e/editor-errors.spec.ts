@@ -4,15 +4,8 @@
  * mode (the mode's legality is judged only once the query analyses); options show only where they
  * apply to the format; the completion icons are letters the usual fonts have.
  */
-import { expect, test, type Page } from '@playwright/test';
-
-async function signIn(page: Page): Promise<void> {
-  await page.goto('/signin');
-  await page.getByLabel('Username', { exact: true }).fill('admin');
-  await page.getByLabel('Password', { exact: true }).fill('e2e-admin-password');
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await expect(page.getByRole('heading', { name: 'Jobs', level: 1 })).toBeVisible();
-}
+import { expect, test } from '@playwright/test';
+import { signIn } from './sign-in';
 
 test('untouched, nothing is an error; an unknown column comes first in every mode', async ({ page }) => {
   await page.setViewportSize({ width: 1440, height: 900 });

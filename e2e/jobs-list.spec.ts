@@ -4,8 +4,9 @@
  * number of jobs in each status.
  */
 import path from 'node:path';
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test } from '@playwright/test';
 import { E2E_ADMIN_TOKEN } from '../playwright.config';
+import { signIn } from './sign-in';
 
 const auth = { authorization: `Bearer ${E2E_ADMIN_TOKEN}` };
 const dataDir = path.resolve('.data/e2e/files/jobs-list-spec');
@@ -21,14 +22,6 @@ function spec(n: string) {
     outputMode: 'append',
     trigger: { type: 'processing-time', interval: '1 second' },
   };
-}
-
-async function signIn(page: Page): Promise<void> {
-  await page.goto('/signin');
-  await page.getByLabel('Username', { exact: true }).fill('admin');
-  await page.getByLabel('Password', { exact: true }).fill('e2e-admin-password');
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await expect(page.getByRole('heading', { name: 'Jobs', level: 1 })).toBeVisible();
 }
 
 test('60 jobs page at 50 with filter, sort and page in the URL, and totals per status', async ({ page, request }) => {

@@ -8,6 +8,7 @@ import { mkdirSync, mkdtempSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
+import { signIn } from './sign-in';
 
 const root = mkdtempSync(path.join(tmpdir(), 'weir-e2e-preview-'));
 const inDir = path.join(root, 'in');
@@ -19,11 +20,7 @@ writeFileSync(tmp, Array.from({ length: RECORDS }, (_, i) => JSON.stringify({ us
 renameSync(tmp, path.join(inDir, 'part-0.json'));
 
 async function openEditor(page: Page): Promise<void> {
-  await page.goto('/signin');
-  await page.getByLabel('Username', { exact: true }).fill('admin');
-  await page.getByLabel('Password', { exact: true }).fill('e2e-admin-password');
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await expect(page.getByRole('heading', { name: 'Jobs', level: 1 })).toBeVisible();
+  await signIn(page);
   await page.goto('/jobs/new');
   // Typing before hydration can be lost: the SQL editor exists only once the page is hydrated.
   await expect(page.getByRole('textbox', { name: 'SQL query' })).toBeVisible();

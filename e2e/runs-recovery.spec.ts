@@ -7,6 +7,7 @@ import { mkdirSync, mkdtempSync, renameSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
+import { signIn } from './sign-in';
 
 const auth = { authorization: 'Bearer e2e-admin-token-0123456789abcdef' };
 
@@ -39,11 +40,7 @@ test('after an after-sink drill the runs table says what really happened, with o
   // Generous: the worker picks the run up on a loaded machine.
   await expect.poll(async () => (await jobState()).lastBatchId, { timeout: 90_000 }).not.toBeNull();
 
-  await page.goto('/signin');
-  await page.getByLabel('Username', { exact: true }).fill('admin');
-  await page.getByLabel('Password', { exact: true }).fill('e2e-admin-password');
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL((u) => u.pathname === '/');
+  await signIn(page);
   await page.goto(`/jobs/${job.id}`);
   await page.getByRole('tab', { name: 'Drills' }).click();
   const panel = page.getByRole('region', { name: 'Drills' });

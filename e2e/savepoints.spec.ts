@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { auth, jobState, removeJobs, stopped } from './jobs-api';
+import { signIn } from './sign-in';
 
 
 const created: string[] = [];
@@ -48,11 +49,7 @@ test('take a savepoint while running, new job from it, reset to it through both 
   // Generous: the worker picks the run up on a loaded machine.
   await expect.poll(async () => (await jobState(request, job.id)).lastBatchId, { timeout: 90_000 }).toBe(0);
 
-  await page.goto('/signin');
-  await page.getByLabel('Username', { exact: true }).fill('admin');
-  await page.getByLabel('Password', { exact: true }).fill('e2e-admin-password');
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL((u) => u.pathname === '/');
+  await signIn(page);
   await page.goto(`/jobs/${job.id}`);
   await page.getByRole('tab', { name: 'Checkpoint', exact: true }).click();
   const panel = page.getByRole('region', { name: 'Savepoints' });

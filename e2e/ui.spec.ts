@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
 import { trackRequests } from './requests-settled';
+import { signIn } from './sign-in';
 
 const auth = { authorization: 'Bearer e2e-admin-token-0123456789abcdef' };
 const ART = 'e2e/artifacts';
@@ -17,14 +18,6 @@ const root = mkdtempSync(path.join(tmpdir(), 'weir-e2e-ui-'));
 const inDir = path.join(root, 'in');
 mkdirSync(inDir, { recursive: true });
 let jobId = '';
-
-async function signIn(page: Page): Promise<void> {
-  await page.goto('/signin');
-  await page.getByLabel('Username', { exact: true }).fill('admin');
-  await page.getByLabel('Password', { exact: true }).fill('e2e-admin-password');
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await expect(page.getByRole('heading', { name: 'Jobs', level: 1 })).toBeVisible();
-}
 
 const status = async (request: APIRequestContext, id: string) => (await (await request.get(`/api/jobs/${id}`, { headers: auth })).json()) as { status: string; lastBatchId: number | null };
 
