@@ -2,14 +2,27 @@
  * Spark's SQL test golden files (sql-tests/results/*.sql.out): each entry is `-- !query`, the
  * SQL, `-- !query schema`, the schema Spark printed (`struct<name:type,…>`, `struct<>` when the
  * query failed), `-- !query output`, then the rows Spark printed (columns tab-separated), or the
- * exception's class and, on the next line, its `"errorClass"`. The copies under sql-tests/ keep
- * the queries that need no table and cut an error's JSON to its class.
+ * exception's class and, on the next line, its `"errorClass"`. The copies under sql-tests/ cut
+ * an error's JSON to its class.
+ *
+ * A file's tables are Spark's temporary views of static data: `CREATE [OR REPLACE] TEMPORARY
+ * VIEW name [(cols)] AS SELECT …` (of VALUES, or of no table: one row) or `AS VALUES …`, and a
+ * `CREATE TABLE name (col type, …) USING …` filled by `INSERT INTO name VALUES …`. Each defines
+ * a view for the file's later queries (goldenCases reads them in order). A query that reads views
+ * runs through the engine's path for static data beside a stream: the views are the CTEs of a
+ * query that joins the one-row stream with the golden query as a derived table
+ * (`WITH t AS (…) SELECT q.* FROM src CROSS JOIN (<query>) q`), so that the golden query runs as
+ * the static side of a stream-static join does, as a batch (its aggregations, sorts and limits
+ * in Complete mode over every row at once). A view's own entry (empty output in Spark) agrees
+ * when Weir reads the view, `SELECT * FROM name`. As SQLQueryTestSuite does, rows of a query with
+ * no top-level ORDER BY are compared sorted. What the harness cannot run (other DDL, an INSERT of
+ * a query, SET, tables of files) is a case with `skip` set, shown skipped with its reason.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Field, Schema } from '../../types';
 import { simpleTypeString } from '../data-types';
-import { printed, select } from './spark-printed';
+import { printed, select, selectStatic } from './spark-printed';
 import { castIntervalFields, fullRange, type IntervalKind } from '../interval-utils';
 import type { Long } from '../long';
 
@@ -18,22 +31,108 @@ export interface GoldenCase {
   schema: string;
   /** The rows Spark printed, or `error <errorClass>` when Spark refused the query. */
   output: string;
+  /** The views defined by the file's earlier entries, which the query may read. */
+  views: readonly GoldenView[];
+  /** Why the harness cannot run this entry (unset: it runs). */
+  skip?: string;
 }
 
-/** The cases of sql-tests/<name>.sql.out, in the file's order. */
+/** A temporary view of static data (or a table of inserted rows): its name and a SELECT of its rows. */
+export interface GoldenView {
+  name: string;
+  sql: string;
+}
+
+/** The text with its quoted strings and parenthesized parts blanked: what is at the statement's top level. */
+function topLevel(sql: string): string {
+  let depth = 0;
+  let quote = '';
+  let out = '';
+  for (let i = 0; i < sql.length; i++) {
+    const ch = sql[i];
+    if (quote) {
+      if (ch === '\\') i++;
+      else if (ch === quote) quote = '';
+      out += ' ';
+    } else if (ch === "'" || ch === '"' || ch === '`') {
+      quote = ch;
+      out += ' ';
+    } else if (ch === '(') {
+      depth++;
+      out += ' ';
+    } else if (ch === ')') {
+      depth--;
+      out += ' ';
+    } else out += depth > 0 ? ' ' : ch;
+  }
+  return out;
+}
+
+/** A view's SELECT: `VALUES …` selected from, a SELECT of no table over one row, the column list as the columns' names. */
+function viewSelect(name: string, columns: string | undefined, body: string): string {
+  let select = /^\s*values\b/i.test(body) ? `SELECT * FROM ${body}` : body;
+  // Spark's SELECT without FROM reads its one-row relation; Weir's needs a table to read.
+  if (!/\bfrom\b/i.test(topLevel(select))) select = `${select} FROM VALUES (0) AS one_row(one_row)`;
+  return columns ? `SELECT * FROM (${select}) AS ${name}(${columns})` : select;
+}
+
+/** The columns of `CREATE TABLE t (a INT, b DECIMAL(3, 1))`: each name and type. */
+function tableColumns(list: string): { name: string; type: string }[] {
+  return selectItems(list).map((c) => {
+    const m = /^\s*(\S+)\s+([^]+?)\s*$/.exec(c)!;
+    return { name: m[1], type: m[2] };
+  });
+}
+
+/** The cases of sql-tests/<name>.sql.out, in the file's order, each with the views its file defined before it. */
 export function goldenCases(name: string): GoldenCase[] {
   const text = readFileSync(join(import.meta.dirname, 'sql-tests', `${name}.sql.out`), 'utf8');
+  let views: GoldenView[] = [];
+  const tables = new Map<string, { columns: { name: string; type: string }[]; rows: string[] }>();
+  const define = (view: GoldenView) => (views = [...views.filter((v) => v.name.toLowerCase() !== view.name.toLowerCase()), view]);
+  const tableView = (table: string) => {
+    const { columns, rows } = tables.get(table.toLowerCase())!;
+    const cast = columns.map((c, i) => `CAST(col${i + 1} AS ${c.type}) AS ${c.name}`).join(', ');
+    // A table of no rows: one row of NULLs filtered out.
+    const values = rows.length ? rows.join(', ') : `(${columns.map(() => 'NULL').join(', ')})`;
+    define({ name: table, sql: `SELECT ${cast} FROM VALUES ${values}${rows.length ? '' : ' WHERE false'}` });
+  };
   return text.split(/^-- !query\n/m).slice(1).map((entry) => {
     const [query, rest] = entry.split(/^-- !query schema\n/m);
     const [schema, output] = rest.split(/^-- !query output\n/m);
     const out = output.replace(/\n+$/, '');
     const errorClass = /^\s*"errorClass" : "([^"]+)"/m.exec(out);
-    return {
-      query: query.replace(/\n$/, ''),
+    const sql = query.replace(/\n$/, '');
+    const c: GoldenCase = {
+      query: sql,
       schema: schema.replace(/\n$/, ''),
       output: schema.startsWith('struct<>') && errorClass ? `error ${errorClass[1]}` : out,
+      views,
     };
+    const view = /^\s*create\s+(?:or\s+replace\s+)?temp(?:orary)?\s+view\s+(\w+)\s*(?:\(([^)]*)\))?\s+as\s+([^]*?);?\s*$/i.exec(sql);
+    const table = /^\s*create\s+table\s+(\w+)\s*\(([^]*)\)\s*using\s+\w+\s*$/i.exec(sql);
+    const insert = /^\s*insert\s+into\s+(\w+)\s+values\s*([^]*?)\s*$/i.exec(sql);
+    const drop = /^\s*drop\s+(?:view|table)\s+(?:if\s+exists\s+)?(\w+)\s*$/i.exec(sql);
+    if (view) define({ name: view[1], sql: viewSelect(view[1], view[2], view[3]) });
+    else if (table) {
+      tables.set(table[1].toLowerCase(), { columns: tableColumns(table[2]), rows: [] });
+      tableView(table[1]);
+    } else if (insert && tables.has(insert[1].toLowerCase())) {
+      tables.get(insert[1].toLowerCase())!.rows.push(...valueRows(insert[2]));
+      tableView(insert[1]);
+    } else if (drop) {
+      tables.delete(drop[1].toLowerCase());
+      views = views.filter((v) => v.name.toLowerCase() !== drop[1].toLowerCase());
+      c.skip = 'a DROP: the view is gone for the later queries, and Spark printed nothing to compare';
+    } else if (!/^\s*(?:select|with|values|\()/i.test(sql)) c.skip = 'a statement the harness does not run (it runs queries over views of static data)';
+    // A view's or table's entry answers by reading it; a drop answers nothing.
+    return table || insert || view ? { ...c, views } : c;
   });
+}
+
+/** The rows of `INSERT INTO t VALUES (1, 2), (3, 4)`: each parenthesized. */
+function valueRows(values: string): string[] {
+  return selectItems(values).map((r) => r.trim()).map((r) => (r.startsWith('(') ? r : `(${r})`));
 }
 
 /** Whether Spark's printed schema has Weir's column types, whatever the columns' names. */
@@ -95,16 +194,35 @@ function selectItems(list: string): string[] {
   return [...items, list.slice(start)];
 }
 
+/** Whether the SQL reads a table of this name (a word of its text outside quotes). */
+const reads = (sql: string, name: string) => new RegExp(`\\b${name}\\b`, 'i').test(sql.replace(/'(?:[^'\\]|\\.)*'/g, "''"));
+
+/** The error an answer is: the class the engine gives it (a runtime error's in its details), else one its message opens with. */
+function errorAnswer(e: unknown): WeirAnswer {
+  const err = e as { errorClass?: string; details?: { errorClass?: unknown }; message?: string };
+  const cls = err.errorClass ?? err.details?.errorClass ?? /^\[([A-Z0-9_.]+)\]/.exec(err.message ?? '')?.[1] ?? 'unclassified';
+  return { output: `error ${cls}` };
+}
+
 /**
- * Runs a golden file's `SELECT …` (no FROM, or FROM its one-row view t, as the typeCoercion
- * files' `CREATE TEMPORARY VIEW t AS SELECT 1`, whose column none of them reads) through the
- * engine as `SELECT … FROM src` over a one-row stream and prints its row as Spark does. Weir refuses two output columns of one name
- * (a sink writes columns by name), where Spark's result may repeat one (`SELECT null, Null`):
- * such a query runs with its items aliased c1, c2, … so that their values are still compared.
+ * Runs a golden file's query as Weir would answer it and prints its rows as Spark's sql-tests
+ * do. A query that reads none of `views`, a `SELECT …` of no table (or of the typeCoercion
+ * files' one-row view t, `CREATE TEMPORARY VIEW t AS SELECT 1`, whose column none of them
+ * reads), runs as `SELECT … FROM src` over a one-row stream. Weir refuses two output columns of
+ * one name (a sink writes columns by name), where Spark's result may repeat one
+ * (`SELECT null, Null`): such a query runs with its items aliased c1, c2, … so that their values
+ * are still compared. A query that reads views runs as the static side of a join with that
+ * stream (see the file's comment); a view's own entry answers by reading the view.
  */
-export async function weirAnswer(query: string): Promise<WeirAnswer> {
+export async function weirAnswer(query: string, views: readonly GoldenView[] = []): Promise<WeirAnswer> {
+  const view = /^\s*create\s+(?:or\s+replace\s+)?temp(?:orary)?\s+view\s+(\w+)/i.exec(query) ?? /^\s*(?:create\s+table|insert\s+into)\s+(\w+)/i.exec(query);
+  if (view) {
+    const read = await staticAnswer(`SELECT * FROM ${view[1]}`, views);
+    return read.output.startsWith('error ') ? read : { output: '' };
+  }
+  const used = views.filter((v) => reads(query, v.name));
   const m = /^\s*select\s+([^]*?)(?:\s+from\s+t)?$/i.exec(query);
-  if (!m) throw new Error(`not a SELECT without FROM: ${query}`);
+  if (used.length || !m || /\bfrom\b/i.test(topLevel(m[1]))) return staticAnswer(query, used);
   try {
     const { row, schema } = await select(m[1]).catch((e: unknown) => {
       if (!/appears twice/.test((e as Error).message)) throw e;
@@ -112,9 +230,18 @@ export async function weirAnswer(query: string): Promise<WeirAnswer> {
     });
     return { output: schema.map((f) => goldenPrinted(row[f.name], f)).join('\t'), schema };
   } catch (e) {
-    // The class the engine gives the error (a runtime error's in its details), else one its message opens with.
-    const err = e as { errorClass?: string; details?: { errorClass?: unknown }; message?: string };
-    const cls = err.errorClass ?? err.details?.errorClass ?? /^\[([A-Z0-9_.]+)\]/.exec(err.message ?? '')?.[1] ?? 'unclassified';
-    return { output: `error ${cls}` };
+    return errorAnswer(e);
+  }
+}
+
+/** The query over the views it reads: its rows printed one a line, sorted unless it orders them at its top level. */
+async function staticAnswer(query: string, views: readonly GoldenView[]): Promise<WeirAnswer> {
+  const used = views.filter((v) => reads(query, v.name) || views.some((w) => w !== v && reads(w.sql, v.name)));
+  try {
+    const { rows, schema } = await selectStatic(query.replace(/;\s*$/, ''), used.map((v) => `${v.name} AS (${v.sql})`));
+    const lines = rows.map((row) => schema.map((f) => goldenPrinted(row[f.name], f)).join('\t'));
+    return { output: (/\border\s+by\b/i.test(topLevel(query)) ? lines : lines.sort()).join('\n'), schema };
+  } catch (e) {
+    return errorAnswer(e);
   }
 }

@@ -1,6 +1,7 @@
 /**
  * A query's answer as Spark's spark-sql shell prints it (HiveResult.toHiveString), and one
- * SELECT run over a one-row stream: how tests compare Weir's answers with those Spark printed.
+ * SELECT run over a one-row stream (or a query of static data joined with it): how tests compare
+ * Weir's answers with those Spark printed.
  */
 import type { Field, Row, Schema } from '../../types';
 import { formatDate } from '../date';
@@ -54,4 +55,16 @@ export async function select(exprs: string): Promise<{ row: Row; schema: Schema 
   let out: Row[] = [{ id: 1 }];
   for (const op of q.operators) out = await op.execute(out, { batchId: 0, batchWatermarkMs: 0, batchTimestampMs: 0 });
   return { row: out[0], schema: q.outputSchema };
+}
+
+/**
+ * Runs a query of static data (inline tables, and `ctes`, each `name AS (SELECT …)`) as the
+ * static side of a join with a one-row stream, `WITH … SELECT q.* FROM src CROSS JOIN (query) q`,
+ * which the engine runs as a batch: its rows, in the order the query gives them, and its fields.
+ */
+export async function selectStatic(query: string, ctes: readonly string[]): Promise<{ rows: Row[]; schema: Schema }> {
+  const q = compileStreamingQuery(`${ctes.length ? `WITH ${ctes.join(', ')} ` : ''}SELECT q.* FROM src CROSS JOIN (${query}) q`, oneRow);
+  let out: Row[] = [{ id: 1 }];
+  for (const op of q.operators) out = await op.execute(out, { batchId: 0, batchWatermarkMs: 0, batchTimestampMs: 0 });
+  return { rows: out, schema: q.outputSchema };
 }
