@@ -208,7 +208,10 @@ const unitLowered = (allowed: readonly string[], what: string) => (e: CallExpr, 
 
 const DATE_PART: FunctionDef = {
   min: 2, max: 2,
-  replacement: unitLowered(EXTRACT_FIELDS, 'field'),
+  // A NULL field is a NULL DOUBLE whatever the source (Spark's DatePart.toEquivalentExpr).
+  replacement: (e, c) => (e.args[0].kind === 'literal' && e.args[0].value === null
+    ? { kind: 'cast', arg: e.args[0], to: 'double', pos: e.pos }
+    : unitLowered(EXTRACT_FIELDS, 'field')(e, c)),
   type: (a, lits) => {
     if (!isStr(a[0])) return 'the field must be a string';
     const field = lits && typeof lits[0] === 'string' ? extractField(lits[0]) : undefined;

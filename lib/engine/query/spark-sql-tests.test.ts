@@ -17,7 +17,7 @@
 import { describe, expect, it } from 'vitest';
 import { goldenCases, sameColumnTypes, weirAnswer } from './testing/spark-golden-file';
 
-const FILES = ['array', 'arrayJoin', 'bitwise', 'booleanEquality', 'cast', 'ceil-floor-with-scale-param', 'comparator', 'conditional-functions', 'csv-functions', 'date', 'datetime-formatting-invalid', 'datetime-parsing', 'datetime-parsing-invalid', 'datetime-special', 'decimalArithmeticOperations', 'higher-order-functions', 'ilike', 'implicitTypeCasts', 'interval', 'json-functions', 'literals', 'map', 'mask-functions', 'math', 'misc-functions', 'null-handling', 'operators', 'predicate-functions', 'random', 'regexp-functions', 'sql-compatibility-functions', 'string-functions', 'timestamp', 'try_arithmetic', 'try_cast', 'try_datetime_functions', 'try_element_at', 'url-functions'] as const;
+const FILES = ['array', 'arrayJoin', 'bitwise', 'booleanEquality', 'cast', 'ceil-floor-with-scale-param', 'comparator', 'conditional-functions', 'csv-functions', 'date', 'datetime-formatting-invalid', 'datetime-parsing', 'datetime-parsing-invalid', 'datetime-special', 'decimalArithmeticOperations', 'extract', 'higher-order-functions', 'ilike', 'implicitTypeCasts', 'interval', 'json-functions', 'literals', 'map', 'mask-functions', 'math', 'misc-functions', 'null-handling', 'operators', 'predicate-functions', 'random', 'regexp-functions', 'sql-compatibility-functions', 'string-functions', 'timestamp', 'try_arithmetic', 'try_cast', 'try_datetime_functions', 'try_element_at', 'url-functions'] as const;
 
 /** Why Weir answers otherwise. */
 const WHY = {
@@ -60,6 +60,7 @@ const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> 
     "select to_timestamp('1', 'yyy')": WHY.legacyParserCheck,
   },
   decimalArithmeticOperations: {},
+  extract: {},
   "higher-order-functions": {
     "select transform_keys(map('a', 1, 'b', 2), struct('key', 'value')) as transform_keys_struct_literal": WHY.complexMapKey,
     "select transform_keys(map('a', 1, 'b', 2), array('new_key')) as transform_keys_array_literal": WHY.complexMapKey,
