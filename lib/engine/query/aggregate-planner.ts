@@ -517,7 +517,10 @@ export function buildSortAndLimit(
         throw new SqlValidationError(`ORDER BY on a streaming query may only name output columns (${out.join(', ')}) or their positions`, lineColumn(e.pos) ?? pos, 'ORDER BY');
       }
       const expr: Expr = { kind: 'column', name, pos: lineColumn(e.pos) };
-      return { expr, ascending: o.direction === 'Ascending' };
+      const ascending = o.direction === 'Ascending';
+      // NULLS FIRST/LAST against the direction's default is kept; the default stays unwritten.
+      const nullsFirst = o.nullOrdering === 'NullsFirst';
+      return { expr, ascending, ...(nullsFirst !== ascending ? { nullsFirst } : {}) };
     });
     plan = { kind: 'Sort', order, child: plan, pos };
   }

@@ -61,7 +61,11 @@ export type LogicalPlan =
       setOperation?: 'Except';
     }
   | { kind: 'Deduplicate'; keys: string[]; withinWatermark: boolean; child: LogicalPlan; pos?: SqlPosition }
-  | { kind: 'Sort'; order: { expr: Expr; ascending: boolean }[]; child: LogicalPlan; pos?: SqlPosition }
+  /**
+   * `nullsFirst`: where NULLs go when written against the direction's default (ASC NULLS FIRST,
+   * DESC NULLS LAST); unset: that default.
+   */
+  | { kind: 'Sort'; order: { expr: Expr; ascending: boolean; nullsFirst?: boolean }[]; child: LogicalPlan; pos?: SqlPosition }
   | { kind: 'Limit'; limit: number; child: LogicalPlan; pos?: SqlPosition }
   | {
       kind: 'Join'; joinType: string; left: LogicalPlan; right: LogicalPlan; condition?: Expr; pos?: SqlPosition;

@@ -372,7 +372,7 @@ export class StatefulPlanner {
       }
       case 'Sort':
         return {
-          op: new SortExec(node.order.map((o) => ({ column: o.expr.kind === 'column' ? resolveColumn(childSchema, o.expr.name)?.name ?? o.expr.name : exprToString(o.expr), ascending: o.ascending })), childSchema),
+          op: new SortExec(node.order.map((o) => ({ column: o.expr.kind === 'column' ? resolveColumn(childSchema, o.expr.name)?.name ?? o.expr.name : exprToString(o.expr), ascending: o.ascending, nullsFirst: o.nullsFirst ?? o.ascending })), childSchema),
           schema: childSchema,
         };
       case 'Limit': {

@@ -365,7 +365,7 @@ function describe(plan: LogicalPlan): string {
     case 'Deduplicate':
       return `Deduplicate${plan.withinWatermark ? 'WithinWatermark' : ''} [${plan.keys.join(', ')}]`;
     case 'Sort':
-      return `Sort [${plan.order.map((o) => `${explainExprToString(o.expr)} ${o.ascending ? 'ASC' : 'DESC'}`).join(', ')}]`;
+      return `Sort [${plan.order.map((o) => `${explainExprToString(o.expr)} ${o.ascending ? 'ASC' : 'DESC'}${o.nullsFirst === undefined ? '' : o.nullsFirst ? ' NULLS FIRST' : ' NULLS LAST'}`).join(', ')}]`;
     case 'Limit':
       return `Limit ${plan.limit}`;
     case 'Join':
