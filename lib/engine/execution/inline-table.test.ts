@@ -106,6 +106,12 @@ describe('inline tables (VALUES) beside a stream', () => {
     expect(outputSchema('SELECT t.x FROM events e JOIN VALUES (1, 1), (2, 2.5), (3, NULL) AS t(k, x) ON t.k = e.k')).toEqual(['x decimal']);
   });
 
+  it("a SELECT without FROM on the static side reads one row (Spark's OneRowRelation); the query itself still needs the stream", async () => {
+    expect(await run('SELECT e.id, t.x FROM events e JOIN (SELECT 2 AS x UNION ALL SELECT 3) t ON t.x = e.k')).toEqual(['2:2', '3:3']);
+    expect(await run('WITH c AS (SELECT 1 AS one) SELECT e.id FROM events e JOIN c ON c.one = e.k')).toEqual(['1']);
+    expect(errorOf('SELECT 1')).toContain('A streaming query needs FROM events');
+  });
+
   it('alone is no streaming query, and says how to read it', () => {
     expect(errorOf('SELECT * FROM VALUES (1, 2)')).toContain('FROM VALUES: an inline table a streaming query reads by joining it with a stream');
   });

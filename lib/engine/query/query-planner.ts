@@ -639,6 +639,9 @@ class QueryPlanner {
       case 'Join':
         return buildStreamStaticJoin(u, this.relations, this.staticTables, (scope) => new ExpressionBuilder({ ...scope, metadataColumn: this.metadataColumn }, this.sql), (side) => this.joinLeaf(side, ctes), this.staticLeaves);
       case 'OneRowRelation':
+        // Spark's OneRowRelation: on a join's static side or in a CTE, a SELECT without FROM reads
+        // one row of no columns, the row an inline table's rows are selected from.
+        if (this.staticLeaves) return { plan: { kind: 'StaticRelation', table: VALUES_TABLE, keys: [], columns: [] }, schema: [], qualifiers: [] };
         throw new SqlValidationError(`A streaming query needs FROM ${this.relations.map((r) => r.sourceName).join(' or ')}`, lineColumn(u.pos), 'FROM');
       case 'Pivot': {
         const child = this.from(u.child, ctes);
