@@ -17,7 +17,7 @@
 import { describe, expect, it } from 'vitest';
 import { goldenCases, sameColumnTypes, weirAnswer } from './testing/spark-golden-file';
 
-const FILES = ['array', 'arrayJoin', 'bitwise', 'booleanEquality', 'cast', 'ceil-floor-with-scale-param', 'comparator', 'conditional-functions', 'csv-functions', 'date', 'datetime-formatting-invalid', 'datetime-parsing', 'datetime-parsing-invalid', 'datetime-special', 'decimalArithmeticOperations', 'extract', 'having', 'higher-order-functions', 'ilike', 'implicitTypeCasts', 'interval', 'json-functions', 'literals', 'map', 'mask-functions', 'math', 'misc-functions', 'null-handling', 'operators', 'order-by-nulls-ordering', 'predicate-functions', 'random', 'regexp-functions', 'sql-compatibility-functions', 'string-functions', 'struct', 'timestamp', 'try_arithmetic', 'try_cast', 'try_datetime_functions', 'try_element_at', 'url-functions'] as const;
+const FILES = ['array', 'arrayJoin', 'bitwise', 'booleanEquality', 'cast', 'ceil-floor-with-scale-param', 'comparator', 'conditional-functions', 'csv-functions', 'date', 'datetime-formatting-invalid', 'datetime-parsing', 'datetime-parsing-invalid', 'datetime-special', 'decimalArithmeticOperations', 'except', 'extract', 'having', 'higher-order-functions', 'ilike', 'implicitTypeCasts', 'intersect-all', 'interval', 'json-functions', 'literals', 'map', 'mask-functions', 'math', 'misc-functions', 'null-handling', 'operators', 'order-by-nulls-ordering', 'predicate-functions', 'random', 'regexp-functions', 'sql-compatibility-functions', 'string-functions', 'struct', 'timestamp', 'try_arithmetic', 'try_cast', 'try_datetime_functions', 'try_element_at', 'union', 'url-functions'] as const;
 
 /** Why Weir answers otherwise. */
 const WHY = {
@@ -39,6 +39,9 @@ const WHY = {
   timeOnlyText: "a time without a date ('10:11:12') casts in Spark to that time of the session's current date; Weir's cast is a function of its text alone, needs the date, and answers NULL",
   farTimestamp: "a TIMESTAMP before 1691 (or after 2248) keeps its microseconds only to within a few: Weir's is epoch milliseconds in a double",
   windowFunction: "a window function over a window specification (OVER (PARTITION BY … ORDER BY … ROWS …)) is refused (NON_TIME_WINDOW_NOT_SUPPORTED_IN_STREAMING), as Spark refuses it over a stream; the harness runs a query of views as the static side of a stream-static join, which Weir plans with the streaming operators",
+  joinOfViews: "a join of two views of VALUES is refused (a join needs the stream and a static table of the job's staticTables): the harness runs a query of views as the static side of a stream-static join, where Weir joins a static table it loads, not two inline tables",
+  correlatedSubquery: "a correlated scalar subquery (one reading a column of the outer query) is refused; Weir asks for a join on that column instead",
+  intersect: "INTERSECT [ALL] is refused (_LEGACY_ERROR_TEMP_3102, Intersect of streaming DataFrames/Datasets is not supported), as over a stream in Spark; the harness runs a query of views as the static side of a stream-static join, which Weir plans with the streaming operators",
   dateStringCompare: "Spark 2.4's answer (a DATE beside a string compared as strings); Spark 3.0+ casts the string to a DATE, as Weir does",
 };
 
@@ -61,6 +64,11 @@ const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> 
     "select to_timestamp('1', 'yyy')": WHY.legacyParserCheck,
   },
   decimalArithmeticOperations: {},
+  except: {
+    "SELECT t1.* FROM t1, t2 where t1.k = t2.k\nEXCEPT\nSELECT t1.* FROM t1, t2 where t1.k = t2.k and t1.k != 'one'": WHY.joinOfViews,
+    "SELECT (SELECT min(k) FROM t2 WHERE t2.k = t1.k) min_t2 FROM t1\nMINUS\nSELECT (SELECT min(k) FROM t2) abs_min_t2 FROM t1 WHERE  t1.k = 'one'": WHY.correlatedSubquery,
+    "SELECT t1.k\nFROM   t1\nWHERE  t1.v <= (SELECT   max(t2.v)\n                FROM     t2\n                WHERE    t2.k = t1.k)\nMINUS\nSELECT t1.k\nFROM   t1\nWHERE  t1.v >= (SELECT   min(t2.v)\n                FROM     t2\n                WHERE    t2.k = t1.k)": WHY.correlatedSubquery,
+  },
   extract: {},
   having: {},
   "higher-order-functions": {
@@ -72,6 +80,24 @@ const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> 
     "SELECT hour( '10:11:12') FROM t": WHY.timeOnlyText,
     "SELECT minute( '10:11:12') FROM t": WHY.timeOnlyText,
     "SELECT second( '10:11:12') FROM t": WHY.timeOnlyText,
+  },
+  "intersect-all": {
+    "SELECT * FROM tab1\nINTERSECT ALL\nSELECT * FROM tab2": WHY.intersect,
+    "SELECT * FROM tab1\nINTERSECT ALL\nSELECT * FROM tab1 WHERE k = 1": WHY.intersect,
+    "SELECT * FROM tab1 WHERE k > 2\nINTERSECT ALL\nSELECT * FROM tab2": WHY.intersect,
+    "SELECT * FROM tab1\nINTERSECT ALL\nSELECT * FROM tab2 WHERE k > 3": WHY.intersect,
+    "SELECT * FROM tab1\nINTERSECT ALL\nSELECT CAST(1 AS BIGINT), CAST(2 AS BIGINT)": WHY.intersect,
+    "SELECT * FROM tab1\nINTERSECT ALL\nSELECT array(1), 2": WHY.intersect,
+    "SELECT k FROM tab1\nINTERSECT ALL\nSELECT k, v FROM tab2": WHY.intersect,
+    "SELECT * FROM tab2\nINTERSECT ALL\nSELECT * FROM tab1\nINTERSECT ALL\nSELECT * FROM tab2": WHY.intersect,
+    "SELECT * FROM tab1\nEXCEPT\nSELECT * FROM tab2\nUNION ALL\nSELECT * FROM tab1\nINTERSECT ALL\nSELECT * FROM tab2": WHY.intersect,
+    "SELECT * FROM tab1\nEXCEPT\nSELECT * FROM tab2\nEXCEPT\nSELECT * FROM tab1\nINTERSECT ALL\nSELECT * FROM tab2": WHY.intersect,
+    "(\n  (\n    (\n      SELECT * FROM tab1\n      EXCEPT\n      SELECT * FROM tab2\n    )\n    EXCEPT\n    SELECT * FROM tab1\n  )\n  INTERSECT ALL\n  SELECT * FROM tab2\n)": WHY.intersect,
+    "SELECT * \nFROM   (SELECT tab1.k, \n               tab2.v \n        FROM   tab1 \n               JOIN tab2 \n                 ON tab1.k = tab2.k)\nINTERSECT ALL \nSELECT * \nFROM   (SELECT tab1.k, \n               tab2.v \n        FROM   tab1 \n               JOIN tab2 \n                 ON tab1.k = tab2.k)": WHY.intersect,
+    "SELECT * \nFROM   (SELECT tab1.k, \n               tab2.v \n        FROM   tab1 \n               JOIN tab2 \n                 ON tab1.k = tab2.k) \nINTERSECT ALL \nSELECT * \nFROM   (SELECT tab2.v AS k, \n               tab1.k AS v \n        FROM   tab1 \n               JOIN tab2 \n                 ON tab1.k = tab2.k)": WHY.intersect,
+    "SELECT v FROM tab1 GROUP BY v\nINTERSECT ALL\nSELECT k FROM tab2 GROUP BY k": WHY.intersect,
+    "SELECT t.v FROM (\n  SELECT v FROM tab3\n  INTERSECT\n  SELECT v + v AS v FROM tab3\n) t": WHY.intersect,
+    "SELECT SUM(t.v) FROM (\n  SELECT v FROM tab3\n  INTERSECT\n  SELECT v + v AS v FROM tab3\n) t": WHY.intersect,
   },
   interval: {
     "select make_interval(1)": WHY.legacyInterval,
@@ -163,6 +189,9 @@ const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> 
   },
   try_datetime_functions: {},
   try_element_at: {},
+  union: {
+    "SELECT 1 AS x,\n       col\nFROM   (SELECT col AS col\n        FROM (SELECT p1.col AS col\n              FROM   p1 CROSS JOIN p2\n              UNION ALL\n              SELECT col\n              FROM p3) T1) T2": WHY.joinOfViews,
+  },
   "url-functions": {},
 };
 

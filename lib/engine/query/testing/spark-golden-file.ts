@@ -16,7 +16,8 @@
  * in Complete mode over every row at once). A view's own entry (empty output in Spark) agrees
  * when Weir reads the view, `SELECT * FROM name`. As SQLQueryTestSuite does, rows of a query with
  * no top-level ORDER BY are compared sorted. What the harness cannot run (other DDL, an INSERT of
- * a query, SET, tables of files) is a case with `skip` set, shown skipped with its reason.
+ * a query, SET and the queries under it, tables of files) is a case with `skip` set, shown
+ * skipped with its reason.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -97,6 +98,8 @@ export function goldenCases(name: string): GoldenCase[] {
     const values = rows.length ? rows.join(', ') : `(${columns.map(() => 'NULL').join(', ')})`;
     define({ name: table, sql: `SELECT ${cast} FROM VALUES ${values}${rows.length ? '' : ' WHERE false'}` });
   };
+  // The settings a SET changed: Spark's files SET a key, then SET it back; the queries between answer under it.
+  const settings = new Set<string>();
   return text.split(/^-- !query\n/m).slice(1).map((entry) => {
     const [query, rest] = entry.split(/^-- !query schema\n/m);
     const [schema, output] = rest.split(/^-- !query output\n/m);
@@ -113,6 +116,14 @@ export function goldenCases(name: string): GoldenCase[] {
     const table = /^\s*create\s+table\s+(\w+)\s*\(([^]*)\)\s*using\s+\w+\s*$/i.exec(sql);
     const insert = /^\s*insert\s+into\s+(\w+)\s+values\s*([^]*?)\s*$/i.exec(sql);
     const drop = /^\s*drop\s+(?:view|table)\s+(?:if\s+exists\s+)?(\w+)\s*$/i.exec(sql);
+    const set = /^\s*set\s+([\w.]+)\s*=/i.exec(sql);
+    if (set) {
+      const key = set[1].toLowerCase();
+      if (settings.has(key)) settings.delete(key);
+      else settings.add(key);
+      return { ...c, skip: 'a SET: the queries until it is SET back answer under it, and are not run' };
+    }
+    if (settings.size) return { ...c, skip: `answered under SET ${[...settings].join(', ')}, which Weir has no setting for` };
     if (view) define({ name: view[1], sql: viewSelect(view[1], view[2], view[3]) });
     else if (table) {
       tables.set(table[1].toLowerCase(), { columns: tableColumns(table[2]), rows: [] });
@@ -206,13 +217,14 @@ function errorAnswer(e: unknown): WeirAnswer {
 
 /**
  * Runs a golden file's query as Weir would answer it and prints its rows as Spark's sql-tests
- * do. A query that reads none of `views`, a `SELECT …` of no table (or of the typeCoercion
+ * do. A query that reads none of `views`, one `SELECT …` of no table (or of the typeCoercion
  * files' one-row view t, `CREATE TEMPORARY VIEW t AS SELECT 1`, whose column none of them
  * reads), runs as `SELECT … FROM src` over a one-row stream. Weir refuses two output columns of
  * one name (a sink writes columns by name), where Spark's result may repeat one
  * (`SELECT null, Null`): such a query runs with its items aliased c1, c2, … so that their values
  * are still compared. A query that reads views runs as the static side of a join with that
- * stream (see the file's comment); a view's own entry answers by reading the view.
+ * stream (see the file's comment), as does one of tables of VALUES or a set operation of
+ * SELECTs; a view's own entry answers by reading the view.
  */
 export async function weirAnswer(query: string, views: readonly GoldenView[] = []): Promise<WeirAnswer> {
   const view = /^\s*create\s+(?:or\s+replace\s+)?temp(?:orary)?\s+view\s+(\w+)/i.exec(query) ?? /^\s*(?:create\s+table|insert\s+into)\s+(\w+)/i.exec(query);
@@ -222,7 +234,7 @@ export async function weirAnswer(query: string, views: readonly GoldenView[] = [
   }
   const used = views.filter((v) => reads(query, v.name));
   const m = /^\s*select\s+([^]*?)(?:\s+from\s+t)?$/i.exec(query);
-  if (used.length || !m || /\bfrom\b/i.test(topLevel(m[1]))) return staticAnswer(query, used);
+  if (used.length || !m || /\b(?:from|union|except|minus|intersect)\b/i.test(topLevel(m[1]))) return staticAnswer(query, used);
   try {
     const { row, schema } = await select(m[1]).catch((e: unknown) => {
       if (!/appears twice/.test((e as Error).message)) throw e;
