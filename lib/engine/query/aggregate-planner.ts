@@ -268,6 +268,8 @@ export function buildAggregation(c: AggregationClauses, child: LogicalPlan, chil
             `Add it to GROUP BY or wrap it in an aggregate such as min(${col}) or max(${col})`,
           e.pos ?? groupPos,
           where,
+          // Spark's classes: a query without GROUP BY that mixes aggregates and columns, else a column not grouped by.
+          c.grouping.length === 0 && !c.distinct ? 'MISSING_GROUP_BY' : 'MISSING_AGGREGATION',
         );
       }
     }
