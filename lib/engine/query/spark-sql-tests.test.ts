@@ -17,7 +17,7 @@
 import { describe, expect, it } from 'vitest';
 import { goldenCases, sameColumnTypes, weirAnswer } from './testing/spark-golden-file';
 
-const FILES = ['array', 'arrayJoin', 'bitwise', 'booleanEquality', 'cast', 'ceil-floor-with-scale-param', 'comparator', 'conditional-functions', 'csv-functions', 'date', 'datetime-formatting-invalid', 'datetime-parsing', 'datetime-parsing-invalid', 'datetime-special', 'decimalArithmeticOperations', 'except', 'extract', 'group-by', 'having', 'higher-order-functions', 'ilike', 'implicitTypeCasts', 'intersect-all', 'interval', 'json-functions', 'literals', 'map', 'mask-functions', 'math', 'misc-functions', 'null-handling', 'operators', 'order-by-nulls-ordering', 'predicate-functions', 'random', 'regexp-functions', 'sql-compatibility-functions', 'string-functions', 'struct', 'timestamp', 'try_arithmetic', 'try_cast', 'try_datetime_functions', 'try_element_at', 'union', 'url-functions'] as const;
+const FILES = ['array', 'arrayJoin', 'bitwise', 'booleanEquality', 'cast', 'ceil-floor-with-scale-param', 'comparator', 'conditional-functions', 'count', 'csv-functions', 'date', 'datetime-formatting-invalid', 'datetime-parsing', 'datetime-parsing-invalid', 'datetime-special', 'decimalArithmeticOperations', 'except', 'extract', 'group-by', 'having', 'higher-order-functions', 'ilike', 'implicitTypeCasts', 'intersect-all', 'interval', 'json-functions', 'literals', 'map', 'mask-functions', 'math', 'misc-functions', 'null-handling', 'operators', 'order-by-nulls-ordering', 'predicate-functions', 'random', 'regexp-functions', 'sql-compatibility-functions', 'string-functions', 'struct', 'timestamp', 'try_arithmetic', 'try_cast', 'try_datetime_functions', 'try_element_at', 'union', 'url-functions'] as const;
 
 /** Why Weir answers otherwise. */
 const WHY = {
@@ -43,7 +43,10 @@ const WHY = {
   correlatedSubquery: "a correlated scalar subquery (one reading a column of the outer query) is refused; Weir asks for a join on that column instead",
   intersect: "INTERSECT [ALL] is refused (_LEGACY_ERROR_TEMP_3102, Intersect of streaming DataFrames/Datasets is not supported), as over a stream in Spark; the harness runs a query of views as the static side of a stream-static join, which Weir plans with the streaming operators",
   momentMerge: "skewness, kurtosis, variance and stddev differ in their last digits: Spark merges the partial moments of the rows split over its session's partitions, Weir updates them one row at a time in order",
-  mixedDistinct: "COUNT(DISTINCT b) beside COUNT(DISTINCT b, c) is refused on a static side: Weir runs DISTINCT aggregates in a batch plan only when all are over the same arguments (Spark rewrites other mixes with an Expand)",
+  mixedDistinct: "DISTINCT aggregates over different arguments (COUNT(DISTINCT b) beside COUNT(DISTINCT b, c)), or beside other aggregates, are refused on a static side: Weir runs DISTINCT aggregates in a batch plan only when all are DISTINCT over the same arguments (Spark rewrites other mixes with an Expand)",
+  repeatedNameInSubquery: "two columns of one name (count(*) and count(1) are both count(1)) in the derived table the harness runs the query as: Weir keeps one of them, its rows being keyed by column name, where at the top level it refuses the repeated name",
+  starInCall: "a star inside a call (count(testData.*), count(DISTINCT *)) is refused: Weir takes * only as a whole select item or in count(*)",
+  distinctOverStream: "a query without FROM runs over the harness's one-row stream, where a DISTINCT aggregate is refused as over a stream (_LEGACY_ERROR_TEMP_3102); Spark answers over its one-row relation",
   dateStringCompare: "Spark 2.4's answer (a DATE beside a string compared as strings); Spark 3.0+ casts the string to a DATE, as Weir does",
 };
 
@@ -136,6 +139,20 @@ const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> 
     "SELECT FLOOR(2.5, 0, 0)": WHY.sparkInternalError,
   },
   comparator: {},
+  count: {
+    "SELECT\n  count(*), count(1), count(null), count(a), count(b), count(a + b), count((a, b))\nFROM testData": WHY.repeatedNameInSubquery,
+    "SELECT\n  count(DISTINCT 1),\n  count(DISTINCT null),\n  count(DISTINCT a),\n  count(DISTINCT b),\n  count(DISTINCT (a + b)),\n  count(DISTINCT (a, b))\nFROM testData": WHY.mixedDistinct,
+    "SELECT count(a, b), count(b, a), count(testData.*) FROM testData": WHY.starInCall,
+    "SELECT\n  count(DISTINCT a, b), count(DISTINCT b, a), count(DISTINCT *), count(DISTINCT testData.*)\nFROM testData": WHY.starInCall,
+    "SELECT count(DISTINCT 3,2)": WHY.distinctOverStream,
+    "SELECT count(DISTINCT 2), count(DISTINCT 2,3)": WHY.distinctOverStream,
+    "SELECT count(DISTINCT 2), count(DISTINCT 3,2)": WHY.distinctOverStream,
+    "SELECT count(DISTINCT a), count(DISTINCT 2,3) FROM testData": WHY.mixedDistinct,
+    "SELECT count(DISTINCT a), count(DISTINCT 3,2) FROM testData": WHY.mixedDistinct,
+    "SELECT count(DISTINCT a), count(DISTINCT 2), count(DISTINCT 2,3) FROM testData": WHY.mixedDistinct,
+    "SELECT count(DISTINCT a), count(DISTINCT 2), count(DISTINCT 3,2) FROM testData": WHY.mixedDistinct,
+    "SELECT count(distinct 0.8), percentile_approx(distinct a, 0.8) FROM testData": WHY.mixedDistinct,
+  },
   "csv-functions": {
     "select from_csv('1', 'a InvalidType')": WHY.schemaTypeClass,
     "select from_csv()": WHY.wrongNumArgsClass,
