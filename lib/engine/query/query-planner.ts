@@ -419,7 +419,7 @@ class QueryPlanner {
     const before = this.ctes;
     this.ctes = ctes;
     try {
-      return this.selectBlock(u, ctes, sort);
+      return this.repeatsMarked(this.selectBlock(u, ctes, sort));
     } finally {
       this.ctes = before;
     }
@@ -1105,20 +1105,48 @@ class QueryPlanner {
     }
     const missing = sort && missingSortReferences(sort, list, inputSchema, (e) => builder.build(e));
     builder.endSelectList();
-    // A name given twice is two columns, as in Spark's plans (`*` over a join whose sides share a
-    // name): the repeat gets a row column of its own, and is refused only where a name reads it or
-    // the query outputs it (outputNamesChecked).
-    const seen = new Map<string, number>();
+    this.markRepeats(list);
+    return missing ? sortOverMissingReferences(list, missing, generate ?? child) : { kind: 'Project', list, child: generate ?? child };
+  }
+
+  /**
+   * A name given twice is two columns, as in Spark's plans (`*` over a join whose sides share a
+   * name): the repeat gets a row column of its own, and is refused only where a name reads it or
+   * the query outputs it (outputNamesChecked). Marks `list` in place.
+   */
+  private markRepeats(list: NamedExpr[]): void {
+    const seen = new Set<string>();
     list.forEach((n, i) => {
       const key = writtenColumnName(n.name).toLowerCase();
-      const repeats = seen.get(key);
-      seen.set(key, (repeats ?? 0) + 1);
-      if (repeats === undefined) return;
+      if (!seen.has(key)) {
+        seen.add(key);
+        return;
+      }
       const name = duplicateColumn(writtenColumnName(n.name), this.repeatedNames.size + 1);
       this.repeatedNames.set(name, n.expr.pos);
       list[i] = { ...n, name };
     });
-    return missing ? sortOverMissingReferences(list, missing, generate ?? child) : { kind: 'Project', list, child: generate ?? child };
+  }
+
+  /**
+   * The SELECT's plan with the repeated names of its output marked (markRepeats): an
+   * aggregation's select list too (`count(*), count(1)`, both named count(1)), whose repeat would
+   * otherwise share the first's row column and be lost.
+   */
+  private repeatsMarked(plan: LogicalPlan): LogicalPlan {
+    switch (plan.kind) {
+      case 'Sort': case 'Limit':
+        return { ...plan, child: this.repeatsMarked(plan.child) };
+      case 'Project': {
+        const list = [...plan.list];
+        this.markRepeats(list);
+        return list.some((n, i) => n !== plan.list[i]) ? { ...plan, list } : plan;
+      }
+      // Every member listed, so that a new one is a lint error until it is handled here.
+      case 'Aggregate': case 'Deduplicate': case 'Expand': case 'Filter': case 'Generate': case 'Join': case 'StaticRelation': case 'StreamingRelation': case 'Union':
+      default:
+        return plan;
+    }
   }
 
   /**

@@ -1,7 +1,9 @@
 /**
  * Spark's own SQL test golden files (sql-tests/results/*.sql.out, ANSI off), copied under
  * testing/sql-tests/ (each names the file and commit it comes from): each
- * query runs through the engine over a one-row stream, and Weir's answer printed as Spark's
+ * query runs through the engine over a one-row stream, or, when it reads the file's temporary
+ * views of static data, as the static side of a join with that stream (spark-golden-file.ts
+ * says how), and Weir's answer printed as Spark's
  * sql-tests print it must be Spark's output, its columns of Spark's types; where Spark refuses a
  * query, Weir must refuse it with Spark's error class. Column names are not compared (Weir
  * quotes a string literal in a generated name, Spark does not), and a query whose columns
@@ -10,6 +12,8 @@
  * an answer a later Spark changed to Weir's, or one newer than Spark 3.5, is listed as such.
  * Spark's sql-tests run in America/Los_Angeles, Weir in UTC: the queries copied are those whose
  * answer does not depend on the zone.
+ * A statement the harness does not run (a DROP, a SET and the queries under it) shows as
+ * skipped with the reason.
  * SPARK_DIFFERENCES lists, per file, the queries Weir still answers otherwise, each with the
  * reason: they run as expected failures, so a fix that makes one agree fails until it is taken
  * off the list.
@@ -44,7 +48,7 @@ const WHY = {
   intersect: "INTERSECT [ALL] is refused (_LEGACY_ERROR_TEMP_3102, Intersect of streaming DataFrames/Datasets is not supported), as over a stream in Spark; the harness runs a query of views as the static side of a stream-static join, which Weir plans with the streaming operators",
   momentMerge: "skewness, kurtosis, variance and stddev differ in their last digits: Spark merges the partial moments of the rows split over its session's partitions, Weir updates them one row at a time in order",
   mixedDistinct: "DISTINCT aggregates over different arguments (COUNT(DISTINCT b) beside COUNT(DISTINCT b, c)), or beside other aggregates, are refused on a static side: Weir runs DISTINCT aggregates in a batch plan only when all are DISTINCT over the same arguments (Spark rewrites other mixes with an Expand)",
-  repeatedNameInSubquery: "two columns of one name (count(*) and count(1) are both count(1)) in the derived table the harness runs the query as: Weir keeps one of them, its rows being keyed by column name, where at the top level it refuses the repeated name",
+  repeatedNameInSubquery: "two columns of one name (count(*) and count(1) are both count(1)): Weir refuses the repeated output name (a row holds a column by its name), where Spark's result repeats it",
   starInCall: "a star inside a call (count(testData.*), count(DISTINCT *)) is refused: Weir takes * only as a whole select item or in count(*)",
   distinctOverStream: "a query without FROM runs over the harness's one-row stream, where a DISTINCT aggregate is refused as over a stream (_LEGACY_ERROR_TEMP_3102); Spark answers over its one-row relation",
   dateStringCompare: "Spark 2.4's answer (a DATE beside a string compared as strings); Spark 3.0+ casts the string to a DATE, as Weir does",

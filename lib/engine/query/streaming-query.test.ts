@@ -83,6 +83,9 @@ describe('stateless SQL', () => {
       ['SELECT row_number() OVER (ORDER BY id) FROM src', /Window function/, 1, 8],
       ['SELECT id FROM other', /unknown source; this job's source is named "src"/, 1, 16],
       ['SELECT id, id FROM src', /appears twice/, 1, 12],
+      // An aggregation's repeat too, which shared the first's row column and was lost.
+      ['SELECT count(*), count(1) FROM src', /Output column "count\(1\)" appears twice/, 1, 18],
+      ['SELECT s, count(*), count(1) FROM src GROUP BY s', /Output column "count\(1\)" appears twice/, 1, 21],
       ["SELECT id FROM src WHERE s + true > 2", /needs numbers, got double and boolean/, 1, 26],
       ['SELECT reflect(s) FROM src', /Cannot resolve routine `reflect` on search path .*needs a JVM/, 1, 8],
     ];
