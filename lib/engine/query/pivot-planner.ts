@@ -107,7 +107,9 @@ export function planPivot(u: Pivot, input: PivotInput): { plan: LogicalPlan; sch
       return false;
     });
   }
-  const groupBy = input.schema.filter((f) => !read.has(f.name)).map((f) => column(f.name, u.pos));
+  // Names match ignoring case, as Spark resolves them (FOR Course reads the column course).
+  const readNames = new Set([...read].map((n) => n.toLowerCase()));
+  const groupBy = input.schema.filter((f) => !readNames.has(f.name.toLowerCase())).map((f) => column(f.name, u.pos));
 
   // The first aggregation (ResolvePivot's firstAgg): its aggregates' types choose the plan, its names name the columns.
   const PIVOT_COL = '__pivot_col';

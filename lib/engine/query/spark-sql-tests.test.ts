@@ -21,7 +21,7 @@
 import { describe, expect, it } from 'vitest';
 import { goldenCases, sameColumnTypes, weirAnswer } from './testing/spark-golden-file';
 
-const FILES = ['array', 'arrayJoin', 'bitwise', 'booleanEquality', 'cast', 'ceil-floor-with-scale-param', 'comparator', 'conditional-functions', 'count', 'csv-functions', 'date', 'datetime-formatting-invalid', 'datetime-parsing', 'datetime-parsing-invalid', 'datetime-special', 'decimalArithmeticOperations', 'except', 'extract', 'group-by', 'having', 'higher-order-functions', 'ilike', 'implicitTypeCasts', 'intersect-all', 'interval', 'json-functions', 'literals', 'map', 'mask-functions', 'math', 'misc-functions', 'null-handling', 'operators', 'order-by-nulls-ordering', 'predicate-functions', 'random', 'regexp-functions', 'sql-compatibility-functions', 'string-functions', 'struct', 'timestamp', 'try_arithmetic', 'try_cast', 'try_datetime_functions', 'try_element_at', 'union', 'url-functions'] as const;
+const FILES = ['array', 'arrayJoin', 'bitwise', 'booleanEquality', 'cast', 'ceil-floor-with-scale-param', 'comparator', 'conditional-functions', 'count', 'csv-functions', 'date', 'datetime-formatting-invalid', 'datetime-parsing', 'datetime-parsing-invalid', 'datetime-special', 'decimalArithmeticOperations', 'except', 'extract', 'group-by', 'having', 'higher-order-functions', 'ilike', 'implicitTypeCasts', 'intersect-all', 'interval', 'json-functions', 'literals', 'map', 'mask-functions', 'math', 'misc-functions', 'null-handling', 'operators', 'order-by-nulls-ordering', 'pivot', 'predicate-functions', 'random', 'regexp-functions', 'sql-compatibility-functions', 'string-functions', 'struct', 'timestamp', 'try_arithmetic', 'try_cast', 'try_datetime_functions', 'try_element_at', 'union', 'url-functions'] as const;
 
 /** Why Weir answers otherwise. */
 const WHY = {
@@ -51,6 +51,8 @@ const WHY = {
   repeatedNameInSubquery: "two columns of one name (count(*) and count(1) are both count(1)): Weir refuses the repeated output name (a row holds a column by its name), where Spark's result repeats it",
   starInCall: "a star inside a call (count(testData.*), count(DISTINCT *)) is refused: Weir takes * only as a whole select item or in count(*)",
   distinctOverStream: "a query without FROM runs over the harness's one-row stream, where a DISTINCT aggregate is refused as over a stream (_LEGACY_ERROR_TEMP_3102); Spark answers over its one-row relation",
+  unresolvedColumnClass: "refused with UNRESOLVED_COLUMN.WITH_SUGGESTION, Spark 3.4+'s class; this copy's Spark 3.3 gave UNRESOLVED_COLUMN",
+  pivotValueCheck: "refused with NON_LITERAL_PIVOT_VALUES: Weir checks that a pivot value is a literal before resolving it; Spark first fails to resolve the column s (UNRESOLVED_COLUMN)",
   dateStringCompare: "Spark 2.4's answer (a DATE beside a string compared as strings); Spark 3.0+ casts the string to a DATE, as Weir does",
 };
 
@@ -186,6 +188,24 @@ const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> 
     "select col1, col2, col3, sum(col2)\n    over (partition by col1\n       order by col3 desc nulls first, col2\n       rows between 2 preceding and 2 following ) as sum_col2\nfrom spark_10747 where col1 = 6 order by sum_col2": WHY.windowFunction,
     "select col1, col2, col3, sum(col2)\n    over (partition by col1\n       order by col3 asc nulls last, col2\n       rows between 2 preceding and 2 following ) as sum_col2\nfrom spark_10747 where col1 = 6 order by sum_col2": WHY.windowFunction,
     "select col1, col2, col3, sum(col2)\n    over (partition by col1\n       order by col3 asc nulls first, col2\n       rows between 2 preceding and 2 following ) as sum_col2\nfrom spark_10747 where col1 = 6 order by sum_col2": WHY.windowFunction,
+  },
+  pivot: {
+    "SELECT * FROM (\n  SELECT course, year, earnings, s\n  FROM courseSales\n  JOIN years ON year = y\n)\nPIVOT (\n  sum(earnings)\n  FOR s IN (1, 2)\n)": WHY.joinOfViews,
+    "SELECT * FROM (\n  SELECT course, year, earnings, s\n  FROM courseSales\n  JOIN years ON year = y\n)\nPIVOT (\n  sum(earnings), min(s)\n  FOR course IN ('dotNET', 'Java')\n)": WHY.joinOfViews,
+    "SELECT * FROM (\n  SELECT course, year, earnings, s\n  FROM courseSales\n  JOIN years ON year = y\n)\nPIVOT (\n  sum(earnings * s)\n  FOR course IN ('dotNET', 'Java')\n)": WHY.joinOfViews,
+    "SELECT * FROM (\n  SELECT course, earnings FROM courseSales\n)\nPIVOT (\n  sum(earnings)\n  FOR year IN (2012, 2013)\n)": WHY.unresolvedColumnClass,
+    "SELECT * FROM (\n  SELECT course, year, earnings, s\n  FROM courseSales\n  JOIN years ON year = y\n)\nPIVOT (\n  sum(earnings)\n  FOR (course, year) IN (('dotNET', 2012), ('Java', 2013))\n)": WHY.joinOfViews,
+    "SELECT * FROM (\n  SELECT course, year, earnings, s\n  FROM courseSales\n  JOIN years ON year = y\n)\nPIVOT (\n  sum(earnings)\n  FOR (course, s) IN (('dotNET', 2) as c1, ('Java', 1) as c2)\n)": WHY.joinOfViews,
+    "SELECT * FROM (\n  SELECT course, year, earnings, s\n  FROM courseSales\n  JOIN years ON year = y\n)\nPIVOT (\n  sum(earnings)\n  FOR (course, year) IN ('dotNET', 'Java')\n)": WHY.joinOfViews,
+    "SELECT * FROM courseSales\nPIVOT (\n  sum(earnings)\n  FOR year IN (s, 2013)\n)": WHY.pivotValueCheck,
+    "SELECT * FROM (\n  SELECT course, year, a\n  FROM courseSales\n  JOIN yearsWithComplexTypes ON year = y\n)\nPIVOT (\n  min(a)\n  FOR course IN ('dotNET', 'Java')\n)": WHY.joinOfViews,
+    "SELECT * FROM (\n  SELECT course, year, y, a\n  FROM courseSales\n  JOIN yearsWithComplexTypes ON year = y\n)\nPIVOT (\n  max(a)\n  FOR (y, course) IN ((2012, 'dotNET'), (2013, 'Java'))\n)": WHY.joinOfViews,
+    "SELECT * FROM (\n  SELECT earnings, year, a\n  FROM courseSales\n  JOIN yearsWithComplexTypes ON year = y\n)\nPIVOT (\n  sum(earnings)\n  FOR a IN (array(1, 1), array(2, 2))\n)": WHY.joinOfViews,
+    "SELECT * FROM (\n  SELECT course, earnings, year, a\n  FROM courseSales\n  JOIN yearsWithComplexTypes ON year = y\n)\nPIVOT (\n  sum(earnings)\n  FOR (course, a) IN (('dotNET', array(1, 1)), ('Java', array(2, 2)))\n)": WHY.joinOfViews,
+    "SELECT * FROM (\n  SELECT earnings, year, s\n  FROM courseSales\n  JOIN yearsWithComplexTypes ON year = y\n)\nPIVOT (\n  sum(earnings)\n  FOR s IN ((1, 'a'), (2, 'b'))\n)": WHY.joinOfViews,
+    "SELECT * FROM (\n  SELECT course, earnings, year, s\n  FROM courseSales\n  JOIN yearsWithComplexTypes ON year = y\n)\nPIVOT (\n  sum(earnings)\n  FOR (course, s) IN (('dotNET', (1, 'a')), ('Java', (2, 'b')))\n)": WHY.joinOfViews,
+    "SELECT * FROM (\n  SELECT earnings, year, m\n  FROM courseSales\n  JOIN yearsWithComplexTypes ON year = y\n)\nPIVOT (\n  sum(earnings)\n  FOR m IN (map('1', 1), map('2', 2))\n)": WHY.joinOfViews,
+    "SELECT * FROM (\n  SELECT course, earnings, year, m\n  FROM courseSales\n  JOIN yearsWithComplexTypes ON year = y\n)\nPIVOT (\n  sum(earnings)\n  FOR (course, m) IN (('dotNET', map('1', 1)), ('Java', map('2', 2)))\n)": WHY.joinOfViews,
   },
   "predicate-functions": {
     "select to_date('2009-07-30 04:17:52') >= '2009-07-30 04:17:52'": WHY.dateStringCompare,
