@@ -9,6 +9,7 @@ import { formatDecimal } from '../decimal';
 import { formatFloat } from '../float';
 import { formatInterval, fullRange } from '../interval-utils';
 import { formatTimestamp } from '../timestamp-micros';
+import type { StaticTableSpec } from '../../operators/stream-static-join';
 import { compileStreamingQuery } from '../streaming-query';
 
 /** Java's Double.toString, as Spark prints a DOUBLE. */
@@ -66,5 +67,27 @@ export async function selectStatic(query: string, ctes: readonly string[]): Prom
   const q = compileStreamingQuery(`${ctes.length ? `WITH ${ctes.join(', ')} ` : ''}SELECT q.* FROM src CROSS JOIN (${query}) q`, oneRow);
   let out: Row[] = [{ id: 1 }];
   for (const op of q.operators) out = await op.execute(out, { batchId: 0, batchWatermarkMs: 0, batchTimestampMs: 0 });
+  return { rows: out, schema: q.outputSchema };
+}
+
+/** A table of rows a test holds in memory: its name, fields and rows. */
+export interface HeldTable {
+  name: string;
+  schema: Schema;
+  rows: Row[];
+}
+
+/**
+ * Runs a query of static tables as selectStatic does, each of `tables` declared as one of the
+ * job's static tables whose rows the run loads from memory (the operators' loadStaticTable), so
+ * that the engine joins two of them as it joins any two static tables.
+ */
+export async function selectStaticTables(query: string, tables: readonly HeldTable[]): Promise<{ rows: Row[]; schema: Schema }> {
+  const specs: StaticTableSpec[] = tables.map((t) => ({ name: t.name, type: 'file', path: `memory:${t.name}`, schema: t.schema }));
+  const q = compileStreamingQuery(`SELECT q.* FROM src CROSS JOIN (${query}) q`, oneRow, { staticTables: specs });
+  const held = new Map(tables.map((t) => [t.name.toLowerCase(), t.rows]));
+  const loadStaticTable = async (t: StaticTableSpec) => held.get(t.name.toLowerCase()) ?? [];
+  let out: Row[] = [{ id: 1 }];
+  for (const op of q.operators) out = await op.execute(out, { batchId: 0, batchWatermarkMs: 0, batchTimestampMs: 0, loadStaticTable });
   return { rows: out, schema: q.outputSchema };
 }
