@@ -54,11 +54,11 @@ export type LogicalPlan =
   | {
       kind: 'Aggregate'; groupBy: Expr[]; aggregates: NamedExpr[]; child: LogicalPlan; pos?: SqlPosition;
       /**
-       * The set operation the aggregation was rewritten from by Spark's optimizer (EXCEPT:
-       * ReplaceExceptWithAntiJoin's Distinct), which Spark's UnsupportedOperationChecker, reading the
-       * analyzed plan, does not count as an aggregation.
+       * The set operation the aggregation was rewritten from by Spark's optimizer (the Distinct of
+       * ReplaceExceptWithAntiJoin or ReplaceIntersectWithSemiJoin), which Spark's
+       * UnsupportedOperationChecker, reading the analyzed plan, does not count as an aggregation.
        */
-      setOperation?: 'Except';
+      setOperation?: 'Except' | 'Intersect';
     }
   | { kind: 'Deduplicate'; keys: string[]; withinWatermark: boolean; child: LogicalPlan; pos?: SqlPosition }
   /**

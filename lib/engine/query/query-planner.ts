@@ -147,12 +147,12 @@ function oneColumn(p: UnresolvedPlan): boolean {
       return p.aggregateExpressions.length === 1 && p.aggregateExpressions[0].kind !== 'UnresolvedStar';
     case 'Union':
       return oneColumn(p.children[0]);
-    case 'Except':
+    case 'Except': case 'Intersect':
       return oneColumn(p.left);
     case 'Distinct': case 'Limit': case 'Sort': case 'UnresolvedHaving': case 'RepartitionByExpression':
       return oneColumn(p.child);
     // Every member listed, so that a new one is a lint error until it is handled here.
-    case 'Filter': case 'Generate': case 'Intersect': case 'Join': case 'Offset': case 'OneRowRelation': case 'SubqueryAlias':
+    case 'Filter': case 'Generate': case 'Join': case 'Offset': case 'OneRowRelation': case 'SubqueryAlias':
     case 'UnresolvedRelation': case 'UnresolvedSubqueryColumnAliases': case 'UnresolvedWith': case 'Unpivot': case 'Pivot':
     default:
       return false;
@@ -260,12 +260,8 @@ class QueryPlanner {
         return this.union(u, ctes);
       case 'UnresolvedSubqueryColumnAliases':
         return this.columnAliases(u, ctes);
-      // Spark's UnsupportedOperationChecker: either side of INTERSECT is a stream whatever it
-      // reads (a static table alone is no query here).
-      case 'Intersect':
-        throw unsupportedOperation('Intersect of streaming DataFrames/Datasets is not supported', { position: this.setOperator(u.left, u.right) });
-      case 'Except':
-        return this.except(u, ctes);
+      case 'Intersect': case 'Except':
+        return this.setOperationAsJoin(u, ctes);
       case 'Distinct':
         // UNION (distinct) is Spark's Distinct over the Union: SELECT DISTINCT * of the UNION ALL,
         // a streaming aggregation keyed by every column (ReplaceDistinctWithAggregate).
@@ -304,32 +300,38 @@ class QueryPlanner {
   }
 
   /**
-   * `<stream query> EXCEPT <static query>`: Spark's UnsupportedOperationChecker refuses EXCEPT only
-   * with a stream on the right; the optimizer's ReplaceExceptWithAntiJoin makes the rest a
-   * Distinct over a LEFT ANTI join on each column pair, null-safe (`l.c <=> r.c`: a NULL matches
-   * a NULL), and ReplaceDistinctWithAggregate a streaming aggregation keyed by every column. It
-   * is planned as that SQL, the static query the join's static side, and its aggregation marked
+   * EXCEPT and INTERSECT, as Spark's optimizer rewrites them (ReplaceExceptWithAntiJoin,
+   * ReplaceIntersectWithSemiJoin): a Distinct over a LEFT ANTI (EXCEPT) or LEFT SEMI (INTERSECT)
+   * join on each column pair, null-safe (`l.c <=> r.c`: a NULL matches a NULL), and
+   * ReplaceDistinctWithAggregate makes the Distinct an aggregation keyed by every column. It is
+   * planned as that SQL, the right query the join's static side, and its aggregation marked
    * `setOperation` (the checker reads the analyzed plan, where it is no aggregation yet).
+   * Spark's UnsupportedOperationChecker refuses EXCEPT with a stream on its right and INTERSECT
+   * with a stream on either side, so `<stream query> EXCEPT <static query>` runs on a stream,
+   * and both run of two static queries in a batch plan (a join's static side, a subquery there).
    */
-  private except(u: Extract<UnresolvedPlan, { kind: 'Except' }>, ctes: ReadonlyMap<string, LogicalPlan>): LogicalPlan {
+  private setOperationAsJoin(u: Extract<UnresolvedPlan, { kind: 'Except' | 'Intersect' }>, ctes: ReadonlyMap<string, LogicalPlan>): LogicalPlan {
     const position = this.setOperator(u.left, u.right);
-    if (!this.readsStaticTablesOnly(u.right, ctes)) throw unsupportedOperation('Except on a streaming DataFrame/Dataset on the right is not supported', { position });
-    // Of two static queries (a batch plan: a join's static side, a subquery there), the same plan runs as a batch.
-    const batch = this.readsStaticTablesOnly(u.left, ctes);
-    if (batch && !this.staticLeaves) throw notSupportedYet('EXCEPT of two static queries', position, 'a stream is on its left: <stream query> EXCEPT <static query>');
-    // Spark's RewriteExceptAll makes EXCEPT ALL an aggregation over a UNION ALL of the stream's
-    // rows and the table's; on a stream the table's rows are added again at every batch.
-    if (u.isAll && batch) throw notSupportedYet('EXCEPT ALL of two static queries', position, 'EXCEPT (DISTINCT) runs');
+    const except = u.kind === 'Except';
+    const op = except ? 'EXCEPT' : 'INTERSECT';
+    const batch = this.readsStaticTablesOnly(u.left, ctes) && this.readsStaticTablesOnly(u.right, ctes);
+    if (except && !this.readsStaticTablesOnly(u.right, ctes)) throw unsupportedOperation('Except on a streaming DataFrame/Dataset on the right is not supported', { position });
+    if (!except && !batch) throw unsupportedOperation('Intersect of streaming DataFrames/Datasets is not supported', { position });
+    // Of two static queries the same plan runs as a batch, where a stream's query reads them.
+    if (batch && !this.staticLeaves) throw notSupportedYet(`${op} of two static queries`, position, except ? 'a stream is on its left: <stream query> EXCEPT <static query>' : 'it runs on a join\'s static side: JOIN (<static query> INTERSECT <static query>)');
+    // Spark's RewriteExceptAll and RewriteIntersectAll count each row's copies on each side and
+    // replicate the rows; on a stream the table's rows would be counted again at every batch.
+    if (u.isAll && batch) throw notSupportedYet(`${op} ALL of two static queries`, position, `${op} (DISTINCT) runs`);
     if (u.isAll) throw notSupportedYet('EXCEPT ALL of a stream and a static table', position, 'Spark\'s rewrite of it subtracts the static rows again at every batch; EXCEPT (DISTINCT) runs');
     const left = this.resolved(this.plan(u.left, ctes)).output;
     const right = this.resolved(this.withStaticLeaves(() => this.plan(u.right, ctes))).output;
     if (left.length !== right.length) {
       throw new SqlValidationError(
-        `[NUM_COLUMNS_MISMATCH] EXCEPT can only be performed on inputs with the same number of columns, but the first input has ${left.length} columns and the second input has ${right.length} columns.`,
-        position, 'EXCEPT', 'NUM_COLUMNS_MISMATCH');
+        `[NUM_COLUMNS_MISMATCH] ${op} can only be performed on inputs with the same number of columns, but the first input has ${left.length} columns and the second input has ${right.length} columns.`,
+        position, op, 'NUM_COLUMNS_MISMATCH');
     }
     // Spark's WidenSetOperationTypes: each column pair of one type, the left's cast to it where it
-    // differs (EXCEPT outputs the left's columns); the right's is cast by `<=>`.
+    // differs (the result has the left's columns); the right's is cast by `<=>`.
     const ordinals = ['first', 'second', 'third', 'fourth', 'fifth', 'sixth', 'seventh', 'eighth', 'ninth', 'tenth'];
     const widened = left.map((f, i): TypeInfo | undefined => {
       const g = right[i];
@@ -338,26 +340,27 @@ class QueryPlanner {
       if (!w) {
         throw new SqlValidationError(
           // Spark's template ends `<hint>.`, its hint empty here.
-          `[INCOMPATIBLE_COLUMN_TYPE] EXCEPT can only be performed on tables with compatible column types. The ${ordinals[i] ?? `${i + 1}th`} column of the second table is "${typeText(g)}" type which is not compatible with "${typeText(f)}" at the same column of the first table..`,
-          position, 'EXCEPT', 'INCOMPATIBLE_COLUMN_TYPE');
+          `[INCOMPATIBLE_COLUMN_TYPE] ${op} can only be performed on tables with compatible column types. The ${ordinals[i] ?? `${i + 1}th`} column of the second table is "${typeText(g)}" type which is not compatible with "${typeText(f)}" at the same column of the first table..`,
+          position, op, 'INCOMPATIBLE_COLUMN_TYPE');
       }
       return sameType(f, w.type) ? undefined : w.type;
     });
     const pos = u.pos;
-    const [l, r] = ['__except_left', '__except_right'];
-    const names = right.map((_, i) => `__except_${i}`);
+    const prefix = except ? '__except' : '__intersect';
+    const [l, r] = [`${prefix}_left`, `${prefix}_right`];
+    const names = right.map((_, i) => `${prefix}_${i}`);
     const column = (q: string, name: string): Expression => ({ kind: 'UnresolvedAttribute', nameParts: [q, name], pos });
     const condition = conjunctionOf(left.map((f, i): Expression => ({ kind: 'BinaryOperator', op: 'EqualNullSafe', left: column(l, f.name), right: column(r, names[i]), pos })));
-    const antiJoin: UnresolvedPlan = {
-      kind: 'Join', joinType: 'LeftAnti', condition, pos,
+    const join: UnresolvedPlan = {
+      kind: 'Join', joinType: except ? 'LeftAnti' : 'LeftSemi', condition, pos,
       left: { kind: 'SubqueryAlias', alias: l, child: widened.some((t) => t) ? this.castTo(u.left, left, widened) : u.left, pos: u.left.pos },
       right: { kind: 'SubqueryAlias', alias: r, child: { kind: 'UnresolvedSubqueryColumnAliases', outputColumnNames: names, child: u.right, pos: u.right.pos }, pos: u.right.pos },
     };
-    const planned = this.plan({ kind: 'Distinct', child: { kind: 'Project', projectList: [{ kind: 'UnresolvedStar', pos }], child: antiJoin, pos }, pos }, ctes);
+    const planned = this.plan({ kind: 'Distinct', child: { kind: 'Project', projectList: [{ kind: 'UnresolvedStar', pos }], child: join, pos }, pos }, ctes);
     const marked = (p: LogicalPlan): LogicalPlan => {
-      if (p.kind === 'Aggregate') return { ...p, setOperation: 'Except' };
+      if (p.kind === 'Aggregate') return { ...p, setOperation: except ? 'Except' : 'Intersect' };
       if (p.kind === 'Project' || p.kind === 'Filter') return { ...p, child: marked(p.child) };
-      throw new Error(`Internal: EXCEPT planned as ${p.kind}, not as an aggregation`);
+      throw new Error(`Internal: ${op} planned as ${p.kind}, not as an aggregation`);
     };
     return marked(planned);
   }

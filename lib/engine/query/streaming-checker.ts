@@ -115,8 +115,8 @@ function analyze(plan: LogicalPlan, outputMode: OutputMode): StreamingAnalysis {
   // checkGlobalWatermarkLimit, last, as Spark runs it.
   const analyses = aggregates.map((a) => ({ agg: a, analysis: analyzeAggregate(a, aggInputSchema(a), watermarkOf(a)) }));
 
-  // EXCEPT's aggregation is the optimizer's, after Spark's checker: none to it here.
-  if (outputMode === 'complete' && aggregates.every((a) => a.setOperation === 'Except')) {
+  // EXCEPT's and INTERSECT's aggregations are the optimizer's, after Spark's checker: none to it here.
+  if (outputMode === 'complete' && aggregates.every((a) => a.setOperation !== undefined)) {
     fail('Complete output mode not supported when there are no streaming aggregations on streaming DataFrames/Datasets');
   }
   if (outputMode === 'update' && analyses.some((a) => a.analysis.keys.some((k) => k.session))) refuseSessionWindowUpdate();
@@ -214,7 +214,7 @@ function analyze(plan: LogicalPlan, outputMode: OutputMode): StreamingAnalysis {
  */
 function checkGlobalWatermarkLimit(nodes: LogicalPlan[], outputMode: OutputMode): void {
   if (outputMode === 'append') return;
-  // EXCEPT's aggregation is the optimizer's: Spark's check, on the analyzed plan, does not see it.
+  // EXCEPT's and INTERSECT's aggregations are the optimizer's: Spark's check, on the analyzed plan, does not see them.
   const stateful = (n: LogicalPlan): boolean => {
     if (n.kind === 'Aggregate') return n.setOperation === undefined;
     if (n.kind === 'Join') return isStreamStreamJoin(n);
