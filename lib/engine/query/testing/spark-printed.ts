@@ -10,7 +10,8 @@ import { formatFloat } from '../float';
 import { formatInterval, fullRange } from '../interval-utils';
 import { formatTimestamp } from '../timestamp-micros';
 import type { StaticTableSpec } from '../../operators/stream-static-join';
-import { compileStreamingQuery } from '../streaming-query';
+import { compileStreamingQuery, type CompiledStreamingQuery } from '../streaming-query';
+import type { OperatorContext } from '../../operators/physical-operator';
 
 /** Java's Double.toString, as Spark prints a DOUBLE. */
 function javaDouble(v: number): string {
@@ -50,12 +51,17 @@ export function printed(v: unknown, f: Field, nested = false, interval = ansiInt
 const ONE_ROW: Schema = [{ name: 'id', type: 'long' }];
 const oneRow = { kind: 'StreamingRelation' as const, sourceName: 'src', schema: ONE_ROW };
 
+/** The query's operators run over one batch of the stream's one row: its output rows and fields. */
+async function overOneRow(q: CompiledStreamingQuery, ctx: Partial<OperatorContext> = {}): Promise<{ rows: Row[]; schema: Schema }> {
+  let out: Row[] = [{ id: 1 }];
+  for (const op of q.operators) out = await op.execute(out, { batchId: 0, batchWatermarkMs: 0, batchTimestampMs: 0, ...ctx });
+  return { rows: out, schema: q.outputSchema };
+}
+
 /** Runs `SELECT exprs FROM src` over one row: the values and their fields. */
 export async function select(exprs: string): Promise<{ row: Row; schema: Schema }> {
-  const q = compileStreamingQuery(`SELECT ${exprs} FROM src`, oneRow);
-  let out: Row[] = [{ id: 1 }];
-  for (const op of q.operators) out = await op.execute(out, { batchId: 0, batchWatermarkMs: 0, batchTimestampMs: 0 });
-  return { row: out[0], schema: q.outputSchema };
+  const { rows, schema } = await overOneRow(compileStreamingQuery(`SELECT ${exprs} FROM src`, oneRow));
+  return { row: rows[0], schema };
 }
 
 /**
@@ -64,10 +70,7 @@ export async function select(exprs: string): Promise<{ row: Row; schema: Schema 
  * which the engine runs as a batch: its rows, in the order the query gives them, and its fields.
  */
 export async function selectStatic(query: string, ctes: readonly string[]): Promise<{ rows: Row[]; schema: Schema }> {
-  const q = compileStreamingQuery(`${ctes.length ? `WITH ${ctes.join(', ')} ` : ''}SELECT q.* FROM src CROSS JOIN (${query}) q`, oneRow);
-  let out: Row[] = [{ id: 1 }];
-  for (const op of q.operators) out = await op.execute(out, { batchId: 0, batchWatermarkMs: 0, batchTimestampMs: 0 });
-  return { rows: out, schema: q.outputSchema };
+  return overOneRow(compileStreamingQuery(`${ctes.length ? `WITH ${ctes.join(', ')} ` : ''}SELECT q.* FROM src CROSS JOIN (${query}) q`, oneRow));
 }
 
 /** A table of rows a test holds in memory: its name, fields and rows. */
@@ -86,8 +89,5 @@ export async function selectStaticTables(query: string, tables: readonly HeldTab
   const specs: StaticTableSpec[] = tables.map((t) => ({ name: t.name, type: 'file', path: `memory:${t.name}`, schema: t.schema }));
   const q = compileStreamingQuery(`SELECT q.* FROM src CROSS JOIN (${query}) q`, oneRow, { staticTables: specs });
   const held = new Map(tables.map((t) => [t.name.toLowerCase(), t.rows]));
-  const loadStaticTable = async (t: StaticTableSpec) => held.get(t.name.toLowerCase()) ?? [];
-  let out: Row[] = [{ id: 1 }];
-  for (const op of q.operators) out = await op.execute(out, { batchId: 0, batchWatermarkMs: 0, batchTimestampMs: 0, loadStaticTable });
-  return { rows: out, schema: q.outputSchema };
+  return overOneRow(q, { loadStaticTable: async (t: StaticTableSpec) => held.get(t.name.toLowerCase()) ?? [] });
 }
