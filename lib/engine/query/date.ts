@@ -77,7 +77,15 @@ export function parseDate(s: string): number | null {
   const y = Number(m[1]);
   const mo = Number(m[2] ?? 1);
   const d = Number(m[3] ?? 1);
-  if (mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y, mo - 1)) return null;
-  const days = daysFromCivil(y, mo, d);
+  return dateOf(y, mo, d);
+}
+
+/**
+ * The DATE of a proleptic Gregorian year, month (1 to 12) and day, or null for a day that does
+ * not exist (2024-02-30) or one past a DATE's range (an INT of days), past JavaScript's Date too.
+ */
+export function dateOf(y: number, m: number, d: number): number | null {
+  if (m < 1 || m > 12 || d < 1 || d > daysInMonth(y, m - 1)) return null;
+  const days = daysFromCivil(y, m, d);
   return days >= -(2 ** 31) && days < 2 ** 31 ? days : null;
 }

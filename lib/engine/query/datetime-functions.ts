@@ -18,7 +18,7 @@ import { bigOf, longAdd, longDivide, longMultiply, longSubtract, type Long } fro
 import { addMillis, microsOfTimestamp, splitTimestamp, timestampFromMicros, timestampOf, utcDate } from './timestamp-micros';
 import { intervalPartsOverflow, MICROS_PER_DAY } from './interval-utils';
 import { RecordExpressionError } from '../errors';
-import { dateFromTimestamp, DAY_MS, daysFromCivil, daysInMonth, parseDate, timestampFromDate, utc } from './date';
+import { dateFromTimestamp, dateOf, DAY_MS, parseDate, timestampFromDate, utc } from './date';
 import type { DecimalType } from './decimal';
 import { isStr, nums, str } from './function-args';
 import type { CallCompiler, CallExpr, CompiledExpr, FunctionDef } from './function-types';
@@ -474,10 +474,7 @@ export const DATETIME_FUNCTIONS: Record<string, FunctionDef> = {
     min: 3, max: 3, type: (a) => nums(a) ?? 'date',
     impl: ([y, m, d]) => {
       const [yy, mm, dd] = [y, m, d].map((x) => Math.trunc(x as number));
-      if (mm < 1 || mm > 12 || dd < 1 || dd > daysInMonth(yy, mm - 1)) return null;
-      // Any day a DATE holds (an INT of days), past the range of JavaScript's Date too.
-      const days = daysFromCivil(yy, mm, dd);
-      return days >= -(2 ** 31) && days < 2 ** 31 ? days : null;
+      return dateOf(yy, mm, dd);
     },
   },
   months_between: {
