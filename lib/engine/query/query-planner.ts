@@ -314,8 +314,9 @@ class QueryPlanner {
     const position = this.setOperator(u.left, u.right);
     const except = u.kind === 'Except';
     const op = except ? 'EXCEPT' : 'INTERSECT';
-    const batch = this.readsStaticTablesOnly(u.left, ctes) && this.readsStaticTablesOnly(u.right, ctes);
-    if (except && !this.readsStaticTablesOnly(u.right, ctes)) throw unsupportedOperation('Except on a streaming DataFrame/Dataset on the right is not supported', { position });
+    const rightStatic = this.readsStaticTablesOnly(u.right, ctes);
+    const batch = rightStatic && this.readsStaticTablesOnly(u.left, ctes);
+    if (except && !rightStatic) throw unsupportedOperation('Except on a streaming DataFrame/Dataset on the right is not supported', { position });
     if (!except && !batch) throw unsupportedOperation('Intersect of streaming DataFrames/Datasets is not supported', { position });
     // Of two static queries the same plan runs as a batch, where a stream's query reads them.
     if (batch && !this.staticLeaves) throw notSupportedYet(`${op} of two static queries`, position, except ? 'a stream is on its left: <stream query> EXCEPT <static query>' : 'it runs on a join\'s static side: JOIN (<static query> INTERSECT <static query>)');
