@@ -100,6 +100,26 @@ describe('several predicate subqueries in one WHERE', () => {
   });
 });
 
+describe('predicate subqueries over a join or a subquery of the stream', () => {
+  it('[NOT] EXISTS over the stream joined with a table, the subquery over that table again', async () => {
+    // `weight` is the joined table's and the subquery's: each alias reads its own.
+    const w = await same('SELECT e.id, r.weight FROM events e JOIN regions r ON e.region = r.region WHERE EXISTS (SELECT 1 FROM regions x WHERE x.region = e.region AND x.weight > r.weight)');
+    expect(w.explain).toMatch(/Join LeftSemi[\s\S]*Join Inner/);
+    await same('SELECT e.id, r.weight FROM events e LEFT JOIN regions r ON e.region = r.region WHERE NOT EXISTS (SELECT 1 FROM regions x WHERE x.region = e.region AND weight > 4) AND e.amount > 1');
+    await same('SELECT e.id, b.region FROM events e JOIN blocked b ON e.user = b.user WHERE EXISTS (SELECT 1 FROM blocked WHERE blocked.region = b.region AND blocked.user <> e.user)');
+  });
+
+  it('[NOT] IN over the stream joined with a table: a column of either side', async () => {
+    await same('SELECT e.id, r.weight FROM events e JOIN regions r ON e.region = r.region WHERE weight IN (SELECT weight FROM regions WHERE region = \'eu\')');
+    await same('SELECT e.id, r.weight FROM events e LEFT JOIN regions r ON e.region = r.region WHERE r.weight NOT IN (SELECT weight FROM regions WHERE region = \'eu\')');
+    await same('SELECT e.id, r.weight FROM events e JOIN regions r ON e.region = r.region WHERE e.user IN (SELECT user FROM blocked) AND e.user NOT IN (SELECT user FROM blocked WHERE region = \'us\' AND user IS NOT NULL)');
+  });
+
+  it('[NOT] EXISTS and IN over a subquery of the stream', async () => {
+    await same('SELECT s.id FROM (SELECT id, region, user FROM events WHERE amount > 1) s WHERE EXISTS (SELECT 1 FROM blocked b WHERE b.user = s.user) AND s.region NOT IN (SELECT region FROM regions WHERE region IS NOT NULL AND weight < 3)');
+  });
+});
+
 describe('a same-named key of a LEFT join', () => {
   it('reads NULL on the static side where no row matched, as Spark', async () => {
     await same('SELECT e.id, e.region AS er, r.region AS rr, r.weight FROM events e LEFT JOIN regions r ON e.region = r.region');

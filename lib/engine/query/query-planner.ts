@@ -170,6 +170,9 @@ function namedRelation(u: UnresolvedPlan): { table: string; qualifier: string } 
 /** The prefix of the joins (and their columns) correlated scalar subqueries are rewritten to, hidden from `*`. */
 const HIDDEN_SCALAR_SUBQUERY = '__scalar_subquery';
 
+/** The prefix of an EXISTS subquery's table made a join's static side over a join, and of its columns. */
+const EXISTS_SUBQUERY = '__exists';
+
 /** The name of an IN subquery made a join's static side, and of its one column. */
 const IN_SUBQUERY = '__in_subquery';
 const IN_SUBQUERY_VALUE = '__in_value';
@@ -668,7 +671,9 @@ class QueryPlanner {
    * RewritePredicateSubquery plans it: `x IN (SELECT c FROM <table> [WHERE …])` (`x` a column) a
    * LEFT SEMI join of the stream with the subquery on `x = c`, `x NOT IN (…)` the null-aware LEFT
    * ANTI join, `[NOT] EXISTS (SELECT … FROM <table> WHERE <correlated condition>)` a LEFT SEMI (or
-   * ANTI) join on that condition; the other conjuncts stay WHERE. Each side's unqualified name is
+   * ANTI) join on that condition; the other conjuncts stay WHERE. FROM may be the stream, a
+   * subquery over it, or either joined with static tables (the semi join's left is then that
+   * join). Each side's unqualified name is
    * qualified with its table, so a column both have (`k IN (SELECT k FROM t)`) is each side's, as
    * Spark resolves a subquery's names in its own table first. Any other subquery is left to the
    * expression builder, which refuses it.
@@ -676,8 +681,10 @@ class QueryPlanner {
   private predicateSubqueryAsJoin(child: UnresolvedPlan, where: Expression): { child: UnresolvedPlan; where?: Expression } {
     const conjuncts = splitConjunctivePredicates(where);
     const named = namedRelation;
-    const stream = named(child);
-    if (!stream || !this.relations.some((r) => r.sourceName.toLowerCase() === stream.table.toLowerCase())) return { child, where };
+    const n = named(child);
+    // FROM the stream by name, or (`outer`) a subquery over it, or either joined with static tables.
+    const stream = n && this.relations.some((r) => r.sourceName.toLowerCase() === n.table.toLowerCase()) ? n : undefined;
+    if (!stream && !this.correlationOuter(child)) return { child, where };
     const staticOf = (u: UnresolvedPlan | undefined) => {
       const n = u && named(u);
       const table = n && this.staticTables.find((t) => t.name.toLowerCase() === n.table.toLowerCase());
@@ -695,14 +702,32 @@ class QueryPlanner {
         if (!t) return undefined;
         const has = (name: string) => t.table.schema.some((f) => f.name.toLowerCase() === name.toLowerCase());
         const condition = mapExpression(q.child.condition, (x) => (x.kind === 'UnresolvedAttribute' && x.nameParts.length === 1 && has(x.nameParts[0]) ? qualified(x, t.qualifier) : undefined));
-        return { joinType: negated ? 'LeftAnti' : 'LeftSemi', right: q.child.child, condition, pos: c.pos };
+        if (stream) return { joinType: negated ? 'LeftAnti' : 'LeftSemi', right: q.child.child, condition, pos: c.pos };
+        // Over a join the outer side may have a column of the table's name too (the same table
+        // joined under another alias), which a stream-static pair cannot tell apart: the table's
+        // columns are renamed for this join, and the condition reads them by those names.
+        const alias = `${EXISTS_SUBQUERY}${this.correlatedIds++}`;
+        const names = t.table.schema.map((_, i) => `${alias}_${i}`);
+        const renamed = mapExpression(condition, (x) => {
+          if (x.kind !== 'UnresolvedAttribute' || x.nameParts.length !== 2 || x.nameParts[0].toLowerCase() !== t.qualifier.toLowerCase()) return undefined;
+          const i = t.table.schema.findIndex((f) => f.name.toLowerCase() === x.nameParts[1].toLowerCase());
+          return i < 0 ? undefined : { ...x, nameParts: [alias, names[i]] };
+        });
+        const table = q.child.child;
+        const right: UnresolvedPlan = {
+          kind: 'SubqueryAlias', alias, pos: table.pos,
+          child: { kind: 'UnresolvedSubqueryColumnAliases', outputColumnNames: names, child: { kind: 'Project', projectList: [{ kind: 'UnresolvedStar', pos: table.pos }], child: table, pos: table.pos }, pos: table.pos },
+        };
+        return { joinType: negated ? 'LeftAnti' : 'LeftSemi', right, condition: renamed, pos: c.pos };
       }
       if (p.kind !== 'InSubquery' || p.values.length !== 1 || p.values[0].kind !== 'UnresolvedAttribute' || !oneColumn(p.query)) return undefined;
       const query = p.query;
       // `c FROM t`: the table itself; any other query over static tables (a WHERE, an expression,
       // GROUP BY … HAVING, DISTINCT, a UNION), as the join's static side, which runs it as its
       // batch plan, its one column named for the join.
-      const plain = query.kind === 'Project' && query.projectList[0].kind === 'UnresolvedAttribute' && staticOf(query.child) !== undefined;
+      // Over a join or a subquery the outer column is left as written, to be resolved there as
+      // WHERE would; the table's column is then renamed, so that a name both have is the outer's.
+      const plain = stream !== undefined && query.kind === 'Project' && query.projectList[0].kind === 'UnresolvedAttribute' && staticOf(query.child) !== undefined;
       if (!plain && !this.readsStaticTablesOnly(query)) return undefined;
       const right: UnresolvedPlan = plain ? query.child : {
         kind: 'SubqueryAlias', alias: IN_SUBQUERY, pos: query.pos,
@@ -710,7 +735,7 @@ class QueryPlanner {
       };
       const condition: Expression = {
         kind: 'BinaryOperator', op: 'EqualTo', pos: p.pos,
-        left: qualified(p.values[0], stream.qualifier),
+        left: stream ? qualified(p.values[0], stream.qualifier) : p.values[0],
         right: plain ? qualified(query.projectList[0], named(query.child)!.qualifier) : { kind: 'UnresolvedAttribute', nameParts: [IN_SUBQUERY, IN_SUBQUERY_VALUE], pos: p.pos },
       };
       return { joinType: negated ? 'LeftAnti' : 'LeftSemi', right, condition, pos: c.pos, ...(negated ? { nullAware: true } : {}) };
