@@ -165,3 +165,37 @@ describe('Generate: explode and posexplode in the SELECT list', () => {
     expect(sqlError('SELECT explode(tags) AS t, count(*) FROM src GROUP BY t').message).toMatch(/generate in a subquery/);
   });
 });
+
+describe('Generate: a generator after LATERAL in FROM (Spark 3.4\'s table-valued generator functions)', () => {
+  it('`FROM src s, LATERAL explode(s.tags) AS t(tag)` is LATERAL VIEW explode(s.tags) t AS tag', async () => {
+    const lateral = await evalRows('SELECT s.id, t.tag FROM src s, LATERAL explode(s.tags) AS t(tag)', ROWS);
+    const view = await evalRows('SELECT s.id, t.tag FROM src s LATERAL VIEW explode(s.tags) t AS tag', ROWS);
+    expect(lateral.rows).toEqual([{ id: 1, tag: 'x' }, { id: 1, tag: 'y' }]);
+    expect(lateral.rows).toEqual(view.rows);
+    expect(lateral.explain).toBe(view.explain);
+  });
+
+  it('JOIN LATERAL and CROSS JOIN LATERAL; without an alias the generator\'s own column names', async () => {
+    expect((await evalRows('SELECT id, t.p, t.v FROM src JOIN LATERAL posexplode(tags) t(p, v)', ROWS)).rows).toEqual([{ id: 1, p: 0, v: 'x' }, { id: 1, p: 1, v: 'y' }]);
+    expect((await evalRows('SELECT id, col FROM src CROSS JOIN LATERAL explode(tags)', ROWS)).rows).toEqual([{ id: 1, col: 'x' }, { id: 1, col: 'y' }]);
+  });
+
+  it('LEFT JOIN LATERAL … ON TRUE keeps a row that generates none, as LATERAL VIEW OUTER', async () => {
+    expect((await evalRows('SELECT id, t.tag FROM src LEFT JOIN LATERAL explode(tags) t(tag) ON true', ROWS)).rows).toEqual([
+      { id: 1, tag: 'x' }, { id: 1, tag: 'y' }, { id: 2, tag: null }, { id: 3, tag: null },
+    ]);
+  });
+
+  it('two in a row each generate over the rows before; in brackets the whole is a relation', async () => {
+    expect((await evalRows('SELECT id, t.tag, u.n FROM src, LATERAL explode(tags) t(tag), LATERAL explode(array(1, 2)) u(n) WHERE id = 1 AND tag = \'x\'', ROWS)).rows).toEqual([{ id: 1, tag: 'x', n: 1 }, { id: 1, tag: 'x', n: 2 }]);
+    expect((await evalRows('SELECT x.id, x.tag FROM (src s JOIN LATERAL explode(s.tags) t(tag)) x', ROWS)).rows).toEqual([{ id: 1, tag: 'x' }, { id: 1, tag: 'y' }]);
+  });
+
+  it('refused: a join after the generator, an ON other than TRUE, a LATERAL subquery, a function that generates nothing', () => {
+    expect(sqlError('SELECT id FROM src s, LATERAL explode(s.tags) t(tag), src u').message).toMatch(/A join after a LATERAL generator is not supported yet: write the LATERAL generator last/);
+    expect(sqlError('SELECT id FROM src s JOIN LATERAL explode(s.tags) t(tag) JOIN src u ON s.id = u.id').message).toMatch(/A join after a LATERAL generator/);
+    expect(sqlError('SELECT id FROM src s JOIN LATERAL explode(s.tags) t(tag) ON t.tag = \'x\'').message).toMatch(/LATERAL joins is not supported yet/);
+    expect(sqlError('SELECT id FROM src s, LATERAL (SELECT s.id + 1 AS n) t').message).toMatch(/LATERAL subqueries is not supported yet/);
+    expect(sqlError('SELECT id FROM src s, LATERAL upper(s.line) t(u)').message).toMatch(/upper\(\) is not supported yet/);
+  });
+});

@@ -464,6 +464,8 @@ class QueryPlanner {
       // A parenthesized query, or a bare relation (`TABLE src`).
       if (distinct || having) throw notSupportedYet(`${u.kind} here`, lineColumn(u.pos));
       if (u.kind === 'UnresolvedRelation' || u.kind === 'SubqueryAlias' || u.kind === 'Unpivot' || u.kind === 'Pivot') return this.from(u, ctes).plan;
+      // A LATERAL generator's rows in brackets (`(e JOIN LATERAL explode(e.tags) t(tag)) x`): every column.
+      if (u.kind === 'Generate') return this.selectBlock({ kind: 'Project', projectList: [{ kind: 'UnresolvedStar', pos: u.pos }], child: u, pos: u.pos }, ctes, sort);
       return this.plan(u, ctes);
     }
     let where: Expression | undefined;

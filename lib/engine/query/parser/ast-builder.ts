@@ -284,8 +284,15 @@ class PlanAstBuilder {
   }
 
   private fromClause(ctx: C<'FromClauseContext'>): LogicalPlan {
-    // FROM a, b is an inner join without a condition, as Spark builds it.
-    const plan = ctx.relation().map((r) => this.relation(r)).reduce((left, right) => ({ kind: 'Join', left, right, joinType: 'Inner', pos: this.pos(ctx) }));
+    // FROM a, b is an inner join without a condition, as Spark builds it; `a, LATERAL explode(a.x)`
+    // generates a's rows' values.
+    const [first, ...rest] = ctx.relation();
+    const plan = rest.reduce((left: LogicalPlan, r): LogicalPlan => {
+      const generator = r.KW_LATERAL() && r.joinRelation().length === 0 && r.pivotClause().length === 0 && r.unPivotClause().length === 0 ? this.lateralGenerator(r.relationPrimary()!, false) : undefined;
+      if (generator) return generator(left);
+      if (left.kind === 'Generate') throw joinAfterLateral(this.pos(r));
+      return { kind: 'Join', left, right: this.relation(r), joinType: 'Inner', pos: this.pos(ctx) };
+    }, this.relation(first));
     // Spark's visitFromClause: a PIVOT or UNPIVOT after the relations takes no LATERAL VIEW nor the other.
     const notAllowed = (what: string) => new SqlValidationError(`Not allowed in the FROM clause: ${what.replace('_WITH_', ' together with ')}.`, this.pos(ctx), 'FROM', `NOT_ALLOWED_IN_FROM.${what}`);
     const pivot = ctx.pivotClause();
@@ -396,8 +403,19 @@ class PlanAstBuilder {
       if (j instanceof Ctx.PivotClauseContext) plan = this.withPivot(j, plan);
       if (j instanceof Ctx.UnPivotClauseContext) plan = this.withUnpivot(j, plan);
       if (!(j instanceof Ctx.JoinRelationContext)) continue;
-      if (j.KW_LATERAL()) throw notSupported('LATERAL joins', this.pos(j));
+      if (plan.kind === 'Generate' && !j.KW_LATERAL()) throw joinAfterLateral(this.pos(j));
       const typeText = (j.joinType()?.getText() ?? '').toUpperCase().replace(/\s+/g, '');
+      if (j.KW_LATERAL()) {
+        // `JOIN LATERAL explode(a.x) t(v)` is the comma form; `LEFT JOIN LATERAL … ON TRUE` keeps a
+        // row that generates none, as LATERAL VIEW OUTER.
+        const crit = j.joinCriteria();
+        const onTrue = !crit || crit.booleanExpression()?.getText().toUpperCase() === 'TRUE';
+        const outer = typeText === 'LEFT' || typeText === 'LEFTOUTER';
+        const generator = onTrue && !j.KW_NATURAL() && (outer || ['', 'INNER', 'CROSS'].includes(typeText)) ? this.lateralGenerator(j.relationPrimary(), outer) : undefined;
+        if (!generator) throw notSupported('LATERAL joins', this.pos(j));
+        plan = generator(plan);
+        continue;
+      }
       const joinType = JOIN_TYPES[typeText];
       if (!joinType) throw notSupported(`${typeText} JOIN`, this.pos(j));
       const right = this.relationPrimary(j.relationPrimary());
@@ -444,6 +462,35 @@ class PlanAstBuilder {
     throw notSupported('Table-valued functions', pos);
   }
 
+  /**
+   * A generator called in FROM after LATERAL (`FROM events e, LATERAL explode(e.tags) AS t(tag)`,
+   * Spark 3.4's table-valued generator functions): over the relations before it the Generate a
+   * LATERAL VIEW of the same call makes, its alias naming the table and its columns. Undefined
+   * for any other relation (a LATERAL subquery).
+   */
+  private lateralGenerator(ctx: C<'RelationPrimaryContext'>, outer: boolean): ((child: LogicalPlan) => LogicalPlan) | undefined {
+    if (!(ctx instanceof Ctx.FunctionTableSourceContext)) return undefined;
+    const table = ctx.functionTable();
+    const fn = table.atomFunctionTable();
+    if (fn.functionName().KW_IDENTIFIER() || !fn.functionName().qualifiedName()) return undefined;
+    const args: Expression[] = [];
+    for (const a of fn.functionTableArgument()) {
+      const e = a.functionArgument()?.expression();
+      if (!e) return undefined;
+      args.push(this.expr.expression(e));
+    }
+    const generator: UnresolvedFunction = {
+      kind: 'UnresolvedFunction', nameParts: fn.functionName().qualifiedName()!.identifier().map(identifierText), arguments: args, isDistinct: false,
+      pos: this.expr.parsed.text.span(fn.start!, fn.RIGHT_PAREN().symbol),
+    };
+    const alias = table.tableAlias();
+    const columns = alias.identifierList() ? this.identifierList(alias.identifierList()!) : [];
+    return (child) => ({
+      kind: 'Generate', generator, outer, ...(alias._alias ? { qualifier: identifierText(alias._alias) } : {}),
+      generatorOutput: columns, child, pos: this.pos(ctx),
+    });
+  }
+
   private lateralView(ctx: C<'LateralViewContext'>, child: LogicalPlan): LogicalPlan {
     const pos = this.pos(ctx);
     const generator: UnresolvedFunction = {
@@ -457,6 +504,10 @@ class PlanAstBuilder {
     };
   }
 }
+
+/** A join whose left side ends in a LATERAL generator: the select planner takes generators only above FROM's joins. */
+const joinAfterLateral = (pos: Position) => new SqlValidationError(
+  'A join after a LATERAL generator is not supported yet: write the LATERAL generator last in FROM (FROM a JOIN b ON …, LATERAL explode(a.x) AS t(v)), or as LATERAL VIEW after FROM', pos, 'LATERAL');
 
 /** Parses one Spark SQL query into Weir's unresolved plan; a syntax error is Spark's PARSE_SYNTAX_ERROR. */
 export function parsePlan(sql: string): LogicalPlan {
