@@ -227,6 +227,13 @@ describe('uncorrelated scalar subqueries over static tables (Spark\'s ScalarSubq
     await same('SELECT e.*, (SELECT max(weight) FROM regions r WHERE r.region = e.region) AS mx FROM events e');
   });
 
+  it('correlated, inside a static side\'s plan: over a table or a CTE of static tables, and a CTE joined there', async () => {
+    await same('SELECT e.id, x.region, x.mx FROM events e JOIN (SELECT b.user, b.region, (SELECT max(weight) FROM regions r WHERE r.region = b.region) AS mx FROM blocked b) x ON e.user = x.user');
+    await same('WITH heavy AS (SELECT region, weight FROM regions WHERE weight > 2) SELECT e.id, x.n FROM events e JOIN (SELECT b.user, (SELECT count(*) FROM heavy h WHERE h.region = b.region) AS n FROM blocked b) x ON e.user = x.user');
+    await same('WITH b AS (SELECT user, region FROM blocked WHERE user IS NOT NULL) SELECT e.id, x.weight FROM events e JOIN (SELECT b.user, r.weight FROM b JOIN regions r ON b.region = r.region) x ON e.user = x.user');
+    await same('WITH b AS (SELECT user, region FROM blocked) SELECT e.id, x.region FROM events e JOIN (SELECT b.user, b.region FROM b WHERE 1 < (SELECT count(*) FROM regions r WHERE r.region = b.region)) x ON e.user = x.user');
+  });
+
   it('in HAVING: Spark\'s rewrite, the subquery\'s aggregation LEFT JOINed above the streaming aggregation, the condition a Filter over it', async () => {
     const w = await same('SELECT e.region, count(*) AS n FROM events e GROUP BY e.region HAVING count(*) >= (SELECT min(weight) FROM regions r WHERE r.region = e.region) - 2', undefined, 'complete');
     expect(w.explain).toMatch(/Filter .*\n\s+\+- Join LeftOuter .*\n\s+\+- Project .*\n\s+\+- Aggregate \[region\], \[count\(\*\)\] \[stateful/);

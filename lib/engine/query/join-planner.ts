@@ -210,7 +210,13 @@ export function buildStreamStaticJoin(
   };
   const streaming = [join.left, join.right].map(streamingOf);
   const staticJoinOf = (p: UnresolvedPlan) => (p.kind === 'Join' && !readsStream(p) ? staticJoinSide(p, planJoin(p)) : undefined);
-  const sides = [join.left, join.right].map((p, i): JoinSide | undefined => (streaming[i] ? { name: streaming[i]!.label } : staticViewOf(p, planLeaf) ?? staticJoinOf(p) ?? tableOf(p)));
+  // A stream by name is the stream, also where a CTE has its name (the side of a static join that
+  // stands in the stream's place, leftStaticJoin, may be a CTE's).
+  const byName = (p: UnresolvedPlan) => {
+    const t = tableOf(p);
+    return t && streamOf(t) ? t : undefined;
+  };
+  const sides = [join.left, join.right].map((p, i): JoinSide | undefined => (streaming[i] ? { name: streaming[i]!.label } : byName(p) ?? staticViewOf(p, planLeaf) ?? staticJoinOf(p) ?? tableOf(p)));
   if (!sides[0] || !sides[1] || (streaming[0] && streaming[1])) {
     const nested = join.left.kind === 'Join' || join.right.kind === 'Join';
     throw notSupportedYet(nested ? 'A join of joins that each read a stream and a static table' : 'A join with a subquery', pos);

@@ -817,15 +817,18 @@ class QueryPlanner {
         return true;
       }
       const t = namedRelation(u);
-      const relation = t && this.relations.find((r) => r.sourceName.toLowerCase() === t.table.toLowerCase());
-      const table = t && this.staticTables.find((x) => x.name.toLowerCase() === t.table.toLowerCase());
-      if (!t || (!relation && !table)) return false;
-      if (relation) streams++;
+      if (!t) return false;
+      const cte = this.ctes.get(t.table.toLowerCase());
+      const relation = !cte ? this.relations.find((r) => r.sourceName.toLowerCase() === t.table.toLowerCase()) : undefined;
+      const table = !cte ? this.staticTables.find((x) => x.name.toLowerCase() === t.table.toLowerCase()) : undefined;
+      if (!cte && !relation && !table) return false;
+      if (relation || (cte && firstStreamingRelation(cte))) streams++;
       [t.table, t.qualifier].forEach((q) => outer.qualifiers.add(q.toLowerCase()));
-      (relation ? relationOutput(relation) : table!.schema).forEach((f) => outer.columns.add(f.name.toLowerCase()));
+      (cte ? this.resolved(cte).output : relation ? relationOutput(relation) : table!.schema).forEach((f) => outer.columns.add(f.name.toLowerCase()));
       return true;
     };
-    return leaves(child) && streams === 1 ? outer : undefined;
+    // A batch plan (a join's static side) reads no stream; a streaming query reads one here.
+    return leaves(child) && streams === (this.staticLeaves ? 0 : 1) ? outer : undefined;
   }
 
   /**
@@ -889,9 +892,12 @@ class QueryPlanner {
     const filter = project?.child.kind === 'Filter' ? project.child : undefined;
     const base = filter ? filter.child : project?.child;
     const t = base && namedRelation(base);
-    const table = t && this.staticTables.find((s) => s.name.toLowerCase() === t.table.toLowerCase());
+    // Its table: a static table, or a CTE over static tables.
+    const cte = t && this.ctes.get(t.table.toLowerCase());
+    const staticTable = t && !cte ? this.staticTables.find((s) => s.name.toLowerCase() === t.table.toLowerCase()) : undefined;
+    const table = staticTable?.schema ?? (cte && !firstStreamingRelation(cte) ? this.resolved(cte).output : undefined);
     // Spark resolves a name in the subquery's own table first, then in the outer query.
-    const inner = { qualifiers: new Set(t ? [t.table, t.qualifier].map((q) => q.toLowerCase()) : []), columns: new Set((table?.schema ?? []).map((f) => f.name.toLowerCase())) };
+    const inner = { qualifiers: new Set(t ? [t.table, t.qualifier].map((q) => q.toLowerCase()) : []), columns: new Set((table ?? []).map((f) => f.name.toLowerCase())) };
     const sideOf = (a: Extract<Expression, { kind: 'UnresolvedAttribute' }>): 'inner' | 'outer' | undefined => {
       const first = a.nameParts[0].toLowerCase();
       if (a.nameParts.length > 1 && inner.qualifiers.has(first)) return 'inner';
