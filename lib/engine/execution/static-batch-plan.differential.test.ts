@@ -227,6 +227,10 @@ describe('uncorrelated scalar subqueries over static tables (Spark\'s ScalarSubq
     await same('SELECT e.*, (SELECT max(weight) FROM regions r WHERE r.region = e.region) AS mx FROM events e');
   });
 
+  it('a join of static tables in brackets, aliased, is a static side whose alias names its columns', async () => {
+    await same('SELECT e.id, x.weight FROM events e JOIN (regions r JOIN blocked b ON r.region = b.region) x ON e.user = x.user');
+  });
+
   it('correlated, inside a static side\'s plan: over a table or a CTE of static tables, and a CTE joined there', async () => {
     await same('SELECT e.id, x.region, x.mx FROM events e JOIN (SELECT b.user, b.region, (SELECT max(weight) FROM regions r WHERE r.region = b.region) AS mx FROM blocked b) x ON e.user = x.user');
     await same('WITH heavy AS (SELECT region, weight FROM regions WHERE weight > 2) SELECT e.id, x.n FROM events e JOIN (SELECT b.user, (SELECT count(*) FROM heavy h WHERE h.region = b.region) AS n FROM blocked b) x ON e.user = x.user');

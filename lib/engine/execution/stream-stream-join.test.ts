@@ -731,6 +731,15 @@ describe('a join of streams on columns named like niladic functions, then a stat
     expect(validateJob({ ...spec, sql: `SELECT team ${join}` }).errors.map((e) => e.message).join('\n')).toContain('Reference `team` is ambiguous');
     expect(rows).toEqual([{ user: 'ann', view_team: 'red', buy_team: 'green' }]);
   });
+
+  it('joins two stream-static joins in brackets, each aliased: the alias names its columns, as a subquery\'s', async () => {
+    const sql = 'SELECT x.user, x.team, y.bt FROM (views v JOIN teams t ON v.user = t.member) x ' +
+      'JOIN (buys b LEFT JOIN teams u ON b.buyer = u.member) y ON x.user = y.buyer AND y.bt BETWEEN x.vt AND x.vt + INTERVAL 10 MINUTES';
+    const { rows, spec } = await viewsAndBuys('brackets', [], sql, VIEWS, [{ buyer: 'ann', bt: T0 + MIN }, { buyer: 'cid', bt: T0 + MIN }, { buyer: 'bob', bt: T0 + 30 * MIN }]);
+    expect(rows).toEqual([{ user: 'ann', team: 'red', bt: T0 + MIN }]);
+    // Inside the brackets the tables' names are out of scope, as in Spark.
+    expect(validateJob({ ...spec, sql: sql.replace('x.team', 't.team') }).errors.map((e) => e.message).join('\n')).toMatch(/t\.team|`t`/);
+  });
 });
 
 describe('a join whose waiting side is bounded by a range but has no watermark of its own', () => {

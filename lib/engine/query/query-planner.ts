@@ -1031,8 +1031,10 @@ class QueryPlanner {
       const cte = inner.multipartIdentifier.length === 1 ? ctes.get(name.toLowerCase()) : undefined;
       return cte && { plan: cte, schema: this.resolved(cte).output, name };
     }
-    if (inner.kind === 'Join') return undefined;
-    const { plan, schema } = this.withStaticLeaves(() => this.subquery(inner, ctes));
+    // A join in brackets, aliased (`(e JOIN regions r ON …) x`), is the subquery of its columns.
+    if (inner.kind === 'Join' && u.kind !== 'SubqueryAlias') return undefined;
+    const query: UnresolvedPlan = inner.kind === 'Join' ? { kind: 'Project', projectList: [{ kind: 'UnresolvedStar', pos: inner.pos }], child: inner, pos: inner.pos } : inner;
+    const { plan, schema } = this.withStaticLeaves(() => this.subquery(query, ctes));
     return { plan, schema };
   }
 
