@@ -25,6 +25,8 @@ describe('EXCEPT of a stream and a static table, as DuckDB runs it over one batc
     await same('SELECT region, user FROM events EXCEPT SELECT region, user FROM blocked', undefined, 'update');
     // MINUS is EXCEPT; the static side may be any batch query, its columns matched by position.
     await same('SELECT region, amount FROM events WHERE amount > 1 MINUS SELECT region, weight FROM regions WHERE weight > 2', 'SELECT region, amount FROM events WHERE amount > 1 EXCEPT SELECT region, weight FROM regions WHERE weight > 2', 'update');
+    // A SELECT without FROM (Spark's OneRowRelation) is a batch query too: no stream on the right.
+    await same("SELECT region FROM events EXCEPT SELECT 'eu'", undefined, 'update');
   });
 
   it('of two static queries, on a join\'s static side or in an IN subquery: Spark\'s batch plan of it', async () => {

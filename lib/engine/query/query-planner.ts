@@ -138,6 +138,12 @@ function readsOuter(u: UnresolvedPlan, qualifiers: readonly string[], outer: Sch
   return walk(u);
 }
 
+/** The tables and CTEs a query reads by name, lower-cased (its expressions' subqueries not included). */
+function relationNames(u: UnresolvedPlan): string[] {
+  if (u.kind === 'UnresolvedRelation') return [u.multipartIdentifier.join('.').toLowerCase()];
+  return planChildren(u).flatMap(relationNames);
+}
+
 /** Whether a query's select list is one item (not a star): the one column an IN subquery compares. */
 function oneColumn(p: UnresolvedPlan): boolean {
   switch (p.kind) {
@@ -317,8 +323,8 @@ class QueryPlanner {
     const position = this.setOperator(u.left, u.right);
     const except = u.kind === 'Except';
     const op = except ? 'EXCEPT' : 'INTERSECT';
-    const rightStatic = this.readsStaticTablesOnly(u.right, ctes);
-    const batch = rightStatic && this.readsStaticTablesOnly(u.left, ctes);
+    const rightStatic = this.readsNoStream(u.right, ctes);
+    const batch = rightStatic && this.readsNoStream(u.left, ctes);
     if (except && !rightStatic) throw unsupportedOperation('Except on a streaming DataFrame/Dataset on the right is not supported', { position });
     if (!except && !batch) throw unsupportedOperation('Intersect of streaming DataFrames/Datasets is not supported', { position });
     // Of two static queries the same plan runs as a batch, where a stream's query reads them.
@@ -952,14 +958,17 @@ class QueryPlanner {
 
   /** Whether a query reads tables, each of them one of the job's static tables or a CTE over them (no stream). */
   private readsStaticTablesOnly(u: UnresolvedPlan, ctes: ReadonlyMap<string, LogicalPlan> = new Map()): boolean {
-    const names: string[] = [];
-    const walk = (p: UnresolvedPlan): void => {
-      if (p.kind === 'UnresolvedRelation') names.push(p.multipartIdentifier.join('.').toLowerCase());
-      planChildren(p).forEach(walk);
-    };
-    walk(u);
+    const names = relationNames(u);
+    return names.length > 0 && this.readsNoStream(u, ctes);
+  }
+
+  /**
+   * Whether a query reads no stream: its tables are static tables or CTEs over them, or it reads
+   * none (a SELECT without FROM, Spark's OneRowRelation, which is a batch relation too).
+   */
+  private readsNoStream(u: UnresolvedPlan, ctes: ReadonlyMap<string, LogicalPlan>): boolean {
     const isStatic = (n: string) => this.staticTables.some((t) => t.name.toLowerCase() === n) || (ctes.has(n) && !firstStreamingRelation(ctes.get(n)!));
-    return names.length > 0 && names.every(isStatic);
+    return relationNames(u).every(isStatic);
   }
 
   /**
