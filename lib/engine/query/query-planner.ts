@@ -23,10 +23,10 @@ import { sameType, typeOfField, typeText, type TypeInfo } from './data-types';
 import { parsePlan } from './parser/ast-builder';
 import { mapExpression, someExpression } from './parser/expression-tree';
 import { expressionSql } from './parser/expression-sql';
-import { BooleanType } from './parser/data-type';
+import { BooleanType, IntegerType, LongType, type DataType } from './parser/data-type';
 import { parseDataType } from './parser/data-type-parser';
 import { outputSchema, resolveSubquery, type Resolved } from './resolved-plan';
-import { conjunctionOf, splitConjunctivePredicates, type Expression, type LogicalPlan as UnresolvedPlan, type Position } from './parser/unresolved-plan';
+import { conjunctionOf, splitConjunctivePredicates, type BinaryOp, type Expression, type LogicalPlan as UnresolvedPlan, type Position } from './parser/unresolved-plan';
 import { buildAggregation, buildSortAndLimit, isAggregation, isDistinctOverAggregation, missingSortReferences, sortOverMissingReferences, type SortClause } from './aggregate-planner';
 import { isAggregateFunctionName } from './aggregate-functions';
 import { buildStreamStaticJoin } from './join-planner';
@@ -183,6 +183,16 @@ const EXISTS_SUBQUERY = '__exists';
 const IN_SUBQUERY = '__in_subquery';
 const IN_SUBQUERY_VALUE = '__in_value';
 
+/**
+ * The plan EXCEPT or INTERSECT was rewritten to, its aggregation marked `setOperation` (the
+ * checker reads the analyzed plan, where it is no aggregation yet).
+ */
+function setOperationMarked(p: LogicalPlan, op: 'Except' | 'Intersect'): LogicalPlan {
+  if (p.kind === 'Aggregate') return { ...p, setOperation: op };
+  if (p.kind === 'Project' || p.kind === 'Filter' || p.kind === 'Generate') return { ...p, child: setOperationMarked(p.child, op) };
+  throw new Error(`Internal: ${op} planned as ${p.kind}, not over an aggregation`);
+}
+
 class QueryPlanner {
   /** Inside a UNION's branches (a static table there is Spark's streaming-batch Union). */
   private unionDepth = 0;
@@ -329,19 +339,17 @@ class QueryPlanner {
     if (!except && !batch) throw unsupportedOperation('Intersect of streaming DataFrames/Datasets is not supported', { position });
     // Of two static queries the same plan runs as a batch, where a stream's query reads them.
     if (batch && !this.staticLeaves) throw notSupportedYet(`${op} of two static queries`, position, except ? 'a stream is on its left: <stream query> EXCEPT <static query>' : 'it runs on a join\'s static side: JOIN (<static query> INTERSECT <static query>)');
-    // Spark's RewriteExceptAll and RewriteIntersectAll count each row's copies on each side and
-    // replicate the rows; on a stream the table's rows would be counted again at every batch.
-    if (u.isAll && batch) throw notSupportedYet(`${op} ALL of two static queries`, position, `${op} (DISTINCT) runs`);
-    if (u.isAll) throw notSupportedYet('EXCEPT ALL of a stream and a static table', position, 'Spark\'s rewrite of it subtracts the static rows again at every batch; EXCEPT (DISTINCT) runs');
+    // On a stream, Spark's RewriteExceptAll would count the static rows' copies again at every batch.
+    if (u.isAll && !batch) throw notSupportedYet('EXCEPT ALL of a stream and a static table', position, 'Spark\'s rewrite of it subtracts the static rows again at every batch; EXCEPT (DISTINCT) runs');
+    const operator = u.isAll ? `${op} ALL` : op;
     const left = this.resolved(this.plan(u.left, ctes)).output;
     const right = this.resolved(this.withStaticLeaves(() => this.plan(u.right, ctes))).output;
     if (left.length !== right.length) {
       throw new SqlValidationError(
-        `[NUM_COLUMNS_MISMATCH] ${op} can only be performed on inputs with the same number of columns, but the first input has ${left.length} columns and the second input has ${right.length} columns.`,
-        position, op, 'NUM_COLUMNS_MISMATCH');
+        `[NUM_COLUMNS_MISMATCH] ${operator} can only be performed on inputs with the same number of columns, but the first input has ${left.length} columns and the second input has ${right.length} columns.`,
+        position, operator, 'NUM_COLUMNS_MISMATCH');
     }
-    // Spark's WidenSetOperationTypes: each column pair of one type, the left's cast to it where it
-    // differs (the result has the left's columns); the right's is cast by `<=>`.
+    // Spark's WidenSetOperationTypes: each column pair of one type.
     const ordinals = ['first', 'second', 'third', 'fourth', 'fifth', 'sixth', 'seventh', 'eighth', 'ninth', 'tenth'];
     const widened = left.map((f, i): TypeInfo | undefined => {
       const g = right[i];
@@ -350,11 +358,14 @@ class QueryPlanner {
       if (!w) {
         throw new SqlValidationError(
           // Spark's template ends `<hint>.`, its hint empty here.
-          `[INCOMPATIBLE_COLUMN_TYPE] ${op} can only be performed on tables with compatible column types. The ${ordinals[i] ?? `${i + 1}th`} column of the second table is "${typeText(g)}" type which is not compatible with "${typeText(f)}" at the same column of the first table..`,
-          position, op, 'INCOMPATIBLE_COLUMN_TYPE');
+          `[INCOMPATIBLE_COLUMN_TYPE] ${operator} can only be performed on tables with compatible column types. The ${ordinals[i] ?? `${i + 1}th`} column of the second table is "${typeText(g)}" type which is not compatible with "${typeText(f)}" at the same column of the first table..`,
+          position, operator, 'INCOMPATIBLE_COLUMN_TYPE');
       }
-      return sameType(f, w.type) ? undefined : w.type;
+      return w.type;
     });
+    if (u.isAll) return this.setOperationAll(u, left, right, widened, ctes);
+    // The result has the left's columns, cast where the widened type differs; the right's is cast by `<=>`.
+    const leftTypes = widened.map((t, i) => (t && !sameType(left[i], t) ? t : undefined));
     const pos = u.pos;
     const prefix = except ? '__except' : '__intersect';
     const [l, r] = [`${prefix}_left`, `${prefix}_right`];
@@ -363,16 +374,70 @@ class QueryPlanner {
     const condition = conjunctionOf(left.map((f, i): Expression => ({ kind: 'BinaryOperator', op: 'EqualNullSafe', left: column(l, f.name), right: column(r, names[i]), pos })));
     const join: UnresolvedPlan = {
       kind: 'Join', joinType: except ? 'LeftAnti' : 'LeftSemi', condition, pos,
-      left: { kind: 'SubqueryAlias', alias: l, child: widened.some((t) => t) ? this.castTo(u.left, left, widened) : u.left, pos: u.left.pos },
+      left: { kind: 'SubqueryAlias', alias: l, child: leftTypes.some((t) => t) ? this.castTo(u.left, left, leftTypes) : u.left, pos: u.left.pos },
       right: { kind: 'SubqueryAlias', alias: r, child: { kind: 'UnresolvedSubqueryColumnAliases', outputColumnNames: names, child: u.right, pos: u.right.pos }, pos: u.right.pos },
     };
-    const planned = this.plan({ kind: 'Distinct', child: { kind: 'Project', projectList: [{ kind: 'UnresolvedStar', pos }], child: join, pos }, pos }, ctes);
-    const marked = (p: LogicalPlan): LogicalPlan => {
-      if (p.kind === 'Aggregate') return { ...p, setOperation: except ? 'Except' : 'Intersect' };
-      if (p.kind === 'Project' || p.kind === 'Filter') return { ...p, child: marked(p.child) };
-      throw new Error(`Internal: ${op} planned as ${p.kind}, not as an aggregation`);
+    return setOperationMarked(this.plan({ kind: 'Distinct', child: { kind: 'Project', projectList: [{ kind: 'UnresolvedStar', pos }], child: join, pos }, pos }, ctes), u.kind);
+  }
+
+  /**
+   * EXCEPT ALL and INTERSECT ALL of two static queries, as Spark's optimizer rewrites them
+   * (RewriteExceptAll, RewriteIntersectAll): a UNION ALL of both sides' rows, each with a flag of
+   * its side, aggregated per distinct row (a NULL grouped with a NULL), and each row kept as many
+   * times as it is left: EXCEPT ALL sums 1 for a left copy and -1 for a right one and keeps rows
+   * whose sum is above 0; INTERSECT ALL counts each side's copies and keeps rows found on both,
+   * the lesser count of times. Spark's Generate of ReplicateRows (an internal generator) is
+   * `explode(array_repeat(true, n))` here, Weir's generator of n rows. `widened` is each column
+   * pair's common type where the two differ (`left` and `right` are the sides' columns): both
+   * sides are cast to it.
+   */
+  private setOperationAll(u: Extract<UnresolvedPlan, { kind: 'Except' | 'Intersect' }>, left: Schema, right: Schema, widened: readonly (TypeInfo | undefined)[], ctes: ReadonlyMap<string, LogicalPlan>): LogicalPlan {
+    const pos = u.pos;
+    const except = u.kind === 'Except';
+    const prefix = except ? '__except_all' : '__intersect_all';
+    const names = left.map((_, i) => `${prefix}_${i}`);
+    const column = (name: string): Expression => ({ kind: 'UnresolvedAttribute', nameParts: [name], pos });
+    const literal = (value: bigint | boolean | null, dataType: DataType): Expression => ({ kind: 'Literal', value, dataType, pos });
+    const call = (name: string, ...args: Expression[]): Expression => ({ kind: 'UnresolvedFunction', nameParts: [name], arguments: args, isDistinct: false, pos });
+    const alias = (child: Expression, name: string): Expression => ({ kind: 'Alias', child, name, pos });
+    const binary = (op: BinaryOp, l: Expression, r: Expression): Expression => ({ kind: 'BinaryOperator', op, left: l, right: r, pos });
+    // A side's rows: its flags, then its columns renamed (a side may repeat a name) and cast to the widened types.
+    const side = (query: UnresolvedPlan, output: Schema, flags: Expression[]): UnresolvedPlan => {
+      const columns = names.map((name, i) => {
+        const t = widened[i];
+        const cast = t && t.type !== 'null' && (output[i].void || !sameType(output[i], t));
+        return cast ? alias({ kind: 'Cast', child: column(name), dataType: parseDataType(typeText(t)), evalMode: 'LEGACY', pos }, name) : column(name);
+      });
+      const renamed: UnresolvedPlan = { kind: 'UnresolvedSubqueryColumnAliases', outputColumnNames: names, child: query, pos: query.pos };
+      return { kind: 'Project', projectList: [...flags, ...columns], child: { kind: 'SubqueryAlias', alias: `${prefix}_side`, child: renamed, pos: query.pos }, pos: query.pos };
     };
-    return marked(planned);
+    const [vcol1, vcol2, count] = [`${prefix}_vcol1`, `${prefix}_vcol2`, `${prefix}_count`];
+    let union: UnresolvedPlan;
+    let counted: Expression;
+    let kept: Expression;
+    if (except) {
+      union = { kind: 'Union', children: [side(u.left, left, [alias(literal(1n, LongType), vcol1)]), side(u.right, right, [alias(literal(-1n, LongType), vcol1)])], pos };
+      counted = call('sum', column(vcol1));
+      kept = binary('GreaterThan', counted, literal(0n, LongType));
+    } else {
+      const nil = literal(null, BooleanType);
+      const yes = literal(true, BooleanType);
+      union = { kind: 'Union', children: [side(u.left, left, [alias(yes, vcol1), alias(nil, vcol2)]), side(u.right, right, [alias(nil, vcol1), alias(yes, vcol2)])], pos };
+      const [n1, n2] = [call('count', column(vcol1)), call('count', column(vcol2))];
+      counted = call('if', binary('GreaterThan', n1, n2), n2, n1);
+      kept = binary('And', binary('GreaterThanOrEqual', n1, literal(1n, LongType)), binary('GreaterThanOrEqual', n2, literal(1n, LongType)));
+    }
+    const aggregate: UnresolvedPlan = {
+      kind: 'UnresolvedHaving', havingCondition: kept, pos,
+      child: { kind: 'Aggregate', groupingExpressions: names.map(column), aggregateExpressions: [...names.map(column), alias(counted, count)], child: { kind: 'SubqueryAlias', alias: prefix, child: union, pos }, pos },
+    };
+    const copies = call('array_repeat', literal(true, BooleanType), { kind: 'Cast', child: column(count), dataType: IntegerType, evalMode: 'LEGACY', pos });
+    const replicated: UnresolvedPlan = {
+      kind: 'Generate', generator: call('explode', copies) as Extract<Expression, { kind: 'UnresolvedFunction' }>, outer: false, generatorOutput: [`${prefix}_copy`], pos,
+      child: { kind: 'SubqueryAlias', alias: `${prefix}_counts`, child: aggregate, pos },
+    };
+    const planned = this.plan({ kind: 'Project', projectList: left.map((f, i) => alias(column(names[i]), f.name)), child: replicated, pos }, ctes);
+    return setOperationMarked(planned, u.kind);
   }
 
   /** `query` (whose columns are `output`) with its i-th column cast to `types[i]`, where one is given, under its name. */

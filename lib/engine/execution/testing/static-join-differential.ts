@@ -1,7 +1,8 @@
 /**
  * A stream-static join checked against DuckDB: the stream's rows as a table there, the job's
  * static tables as tables, the same SQL run by both; Weir's through MicroBatchExecution over
- * one batch of a memory stream into a memory sink.
+ * one batch of a memory stream into a memory sink. A test file may add static tables of its own
+ * (`regions` and `blocked` are always there).
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -41,12 +42,22 @@ const EVENT_ROWS = [
   { id: 6, region: 'eu', amount: 6, user: 'bob' },
 ];
 
+/** A static table a test file adds: its columns (long, INT-sized long or string) and rows. */
+export interface DifferentialTable {
+  name: string;
+  schema: { name: string; type: 'long' | 'string'; integral?: 32 }[];
+  rows: Record<string, unknown>[];
+}
+
+/** A column's type in DuckDB's DDL. */
+const duckType = (f: DifferentialTable['schema'][number]) => (f.type === 'string' ? 'VARCHAR' : f.integral === 32 ? 'INTEGER' : 'BIGINT');
+
 /** Rows as sorted JSON texts, numbers rounded to 9 places, so that Weir's and DuckDB's compare. */
 const canon = (rows: Row[]): string[] =>
   rows.map((r) => JSON.stringify(Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === 'bigint' ? Number(v) : typeof v === 'number' ? Math.round(v * 1e9) / 1e9 : v ?? null])))).sort();
 
 /** The job a query runs as, with `events` a memory stream and `regions` and `blocked` static tables in `dir`. */
-async function staticJoinJob(name: string, dir: string, sql: string, outputMode: 'append' | 'complete' | 'update' = 'append') {
+async function staticJoinJob(name: string, dir: string, sql: string, outputMode: 'append' | 'complete' | 'update' = 'append', extra: readonly DifferentialTable[] = []) {
   const table = async (file: string, rows: Record<string, unknown>[]) => {
     await writeFile(path.join(dir, file), rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
     return path.join(dir, file);
@@ -57,6 +68,7 @@ async function staticJoinJob(name: string, dir: string, sql: string, outputMode:
     staticTables: [
       { name: 'regions', path: await table('regions.json', REGION_ROWS), format: 'json', schema: REGIONS },
       { name: 'blocked', path: await table('blocked.json', BLOCKED_ROWS), format: 'json', schema: BLOCKED },
+      ...(await Promise.all(extra.map(async (t) => ({ name: t.name, path: await table(`${t.name}.json`, t.rows), format: 'json', schema: t.schema })))),
     ],
     sql,
     outputMode,
@@ -66,8 +78,8 @@ async function staticJoinJob(name: string, dir: string, sql: string, outputMode:
   };
 }
 
-/** Registers DuckDB and a temp-dir cleanup for the calling test file; returns its `weir`, `duckRows` and `same`. */
-export function staticJoinDifferential(prefix: string) {
+/** Registers DuckDB and a temp-dir cleanup for the calling test file, with its own static tables `extra`; returns its `weir`, `duckRows` and `same`. */
+export function staticJoinDifferential(prefix: string, extra: readonly DifferentialTable[] = []) {
   const roots: string[] = [];
   afterAll(async () => {
     for (const r of roots) await rm(r, { recursive: true, force: true });
@@ -81,6 +93,10 @@ export function staticJoinDifferential(prefix: string) {
       await duck().run(`CREATE TABLE events (id BIGINT, region VARCHAR, amount INTEGER, "user" VARCHAR); INSERT INTO events VALUES ${values(EVENT_ROWS)}`);
       await duck().run(`CREATE TABLE regions (region VARCHAR, weight INTEGER, tags VARCHAR[]); INSERT INTO regions VALUES ${values(REGION_ROWS)}`);
       await duck().run(`CREATE TABLE blocked ("user" VARCHAR, region VARCHAR); INSERT INTO blocked VALUES ${values(BLOCKED_ROWS)}`);
+      for (const t of extra) {
+        await duck().run(`CREATE TABLE ${t.name} (${t.schema.map((f) => `"${f.name}" ${duckType(f)}`).join(', ')})`);
+        if (t.rows.length) await duck().run(`INSERT INTO ${t.name} VALUES ${values(t.rows.map((r) => Object.fromEntries(t.schema.map((f) => [f.name, r[f.name] ?? null]))))}`);
+      }
       tablesMade = true;
     }
     const reader = await duck().runAndReadAll(sql);
@@ -92,7 +108,7 @@ export function staticJoinDifferential(prefix: string) {
     const name = `${prefix}-${process.pid}-${n++}`;
     const dir = await mkdtemp(path.join(tmpdir(), `weir-${prefix}-`));
     roots.push(dir);
-    const spec = await staticJoinJob(name, dir, sql, outputMode);
+    const spec = await staticJoinJob(name, dir, sql, outputMode, extra);
     const validated = validateJob(spec);
     if (validated.errors.length) throw new Error(validated.errors.map((e) => e.message).join('\n'));
     const q = new MicroBatchExecution({ spec: mustParse(spec), clock: new ManualClock(0) });
