@@ -20,7 +20,7 @@ import { FIRST_LAST_NAMES, isAggregateFunctionName, WITHIN_GROUP_NAMES } from '.
 import { exprChildren, exprToString, METADATA_COLUMN, referencedColumns, type Expr, type SqlPosition } from './expression';
 import { lineColumn, type ExpressionBuilder } from './expression-builder';
 import { groupingCall, groupingCallName, groupingSetsOf, hasDuplicateGroupingSets, isGroupingCall } from './grouping-analytics';
-import { compileExpression } from './expression-compiler';
+import { compileExpression, implicitCastExpr, typeOfCompiled } from './expression-compiler';
 import { positionalArguments } from './named-arguments';
 import { GROUPING_ID_COLUMN, GROUPING_POS_COLUMN, type LogicalPlan, type NamedExpr } from './logical-plan';
 import { expressionSql } from './parser/expression-sql';
@@ -352,7 +352,8 @@ export function sortOverMissingReferences(list: readonly NamedExpr[], m: Missing
  * group): an Aggregate grouped by the keys and those arguments makes each distinct (keys,
  * arguments) row once, and the Aggregate above it, grouped by the keys, aggregates its rows
  * without DISTINCT. Its output is the one Aggregate's (the keys' names, `__agg<i>`). Any other
- * mix needs Spark's Expand-based rewrite (RewriteDistinctAggregates), not run here: refused.
+ * mix is Spark's RewriteDistinctAggregates (distinctAggregatesExpanded); with GROUPING SETS,
+ * CUBE or ROLLUP it is refused.
  */
 function distinctAggregate(
   groupBy: Expr[], keyNames: string[], aggregates: NamedExpr[], described: { distinct: ReadonlySet<number>; written: readonly string[] }, input: LogicalPlan, childSchema: Schema, pos: SqlPosition | undefined, groupingSets: boolean,
@@ -362,14 +363,14 @@ function distinctAggregate(
   const { distinct, written } = described;
   const first = [...distinct][0];
   const other = aggregates.findIndex((_a, i) => !distinct.has(i) || argsText(i) !== argsText(first));
-  if (other >= 0 || groupingSets) {
-    const beside = other < 0 ? 'with GROUPING SETS, CUBE or ROLLUP' : `beside ${distinct.has(other) ? '' : 'the aggregate '}${written[other]}`;
+  if (groupingSets) {
     throw new SqlValidationError(
-      `${written[first]} ${beside} on a join's static side: Weir runs DISTINCT aggregates in a batch plan when every aggregate of the SELECT is DISTINCT over the same arguments ` +
-        '(Spark rewrites other mixes with an Expand, which Weir does not run yet); aggregate each in a subquery of its own and join them on the grouping keys',
+      `${written[first]} with GROUPING SETS, CUBE or ROLLUP on a join's static side: Weir runs DISTINCT aggregates in a batch plan without grouping sets ` +
+        '(Spark expands the rows once for both, which Weir does not run yet); aggregate each grouping set in a subquery of its own and UNION ALL them',
       calls[first].pos ?? pos, calls[first].name,
     );
   }
+  if (other >= 0) return distinctAggregatesExpanded(groupBy, keyNames, aggregates, distinct, input, childSchema, pos);
   // The distinct arguments beside the keys (an argument that is a key already is that key).
   const keyText = groupBy.map(exprToString);
   const distinctArgs: Expr[] = [];
@@ -388,6 +389,88 @@ function distinctAggregate(
   const outer = aggregates.map((a, i): NamedExpr => ({ ...a, expr: { ...calls[i], args: calls[i].args.map((x) => (x.kind === 'literal' ? x : column(nameOf(exprToString(x))))) } }));
   return { kind: 'Aggregate', groupBy: keyNames.map(column), aggregates: outer, child: distinctRows, pos };
 }
+
+/**
+ * Spark's RewriteDistinctAggregates, for DISTINCT aggregates over different arguments or beside
+ * other aggregates: its Expand, here a UNION ALL of one projection of the input per group (a
+ * Union of Projects, as Weir's batch plans run one), each row tagged with its group's id
+ * (`__gid`): one for the regular aggregates' arguments (id 0), and one per distinct set of
+ * DISTINCT arguments, each with only its own arguments, the others NULL. An Aggregate grouped by
+ * the keys, the id and every DISTINCT argument makes each group's distinct rows once and
+ * computes the regular aggregates over id 0's rows; the Aggregate above it, grouped by the keys,
+ * computes each DISTINCT aggregate over its group's rows (`f(CASE WHEN __gid = i THEN x END)`,
+ * without DISTINCT) and takes each regular aggregate's value from id 0's row
+ * (`first(CASE WHEN __gid = 0 THEN r END, true)`). Its output is the one Aggregate's.
+ */
+function distinctAggregatesExpanded(groupBy: Expr[], keyNames: string[], aggregates: NamedExpr[], distinct: ReadonlySet<number>, input: LogicalPlan, childSchema: Schema, pos: SqlPosition | undefined): LogicalPlan {
+  const calls = aggregates.map((a) => a.expr as Extract<Expr, { kind: 'call' }>);
+  const column = (name: string): Expr => ({ kind: 'column', name, pos });
+  const literal = (value: number): Expr => ({ kind: 'literal', value, type: 'long', integral: 32, pos });
+  const typedNull = (e: Expr): Expr => implicitCastExpr({ kind: 'literal', value: null, type: 'null', pos }, typeOfCompiled(compileExpression(e, childSchema)));
+  const onlyIn = (gid: number, e: Expr): Expr => ({ kind: 'case', branches: [{ when: { kind: 'binary', op: '=', left: column(GID), right: literal(gid) }, then: e }], pos });
+  // The arguments each group projects, by their text: a literal stays in its call.
+  const distinctArgs = new Map<string, { expr: Expr; name: string }>();
+  const regularArgs = new Map<string, { expr: Expr; name: string }>();
+  // Each set of DISTINCT arguments (by their texts) with its group id, from 1.
+  const groups = new Map<string, { gid: number; args: Set<string> }>();
+  // A call's arguments projected: those not literals; of a DISTINCT one all literals, the first (Spark's foldable children).
+  const argsOf = (i: number) => {
+    const args = calls[i].args.filter((a) => a.kind !== 'literal');
+    return args.length || !distinct.has(i) ? args : calls[i].args.slice(0, 1);
+  };
+  const groupOf = (i: number) => argsOf(i).map(exprToString).join(', ');
+  for (const [i] of calls.entries()) {
+    const args = distinct.has(i) ? distinctArgs : regularArgs;
+    for (const a of argsOf(i)) {
+      const t = exprToString(a);
+      if (!args.has(t)) args.set(t, { expr: a, name: `${distinct.has(i) ? DISTINCT_ARG : REGULAR_ARG}${args.size}` });
+    }
+    if (distinct.has(i) && !groups.has(groupOf(i))) groups.set(groupOf(i), { gid: groups.size + 1, args: new Set(argsOf(i).map(exprToString)) });
+  }
+  const keys = groupBy.map((e, i): NamedExpr => ({ expr: e, name: keyNames[i] }));
+  const projection = (gid: number, distinctArg: (t: string) => boolean): LogicalPlan => ({
+    kind: 'Project', child: input,
+    list: [
+      ...keys, { expr: literal(gid), name: GID },
+      ...[...distinctArgs].map(([t, a]): NamedExpr => ({ expr: distinctArg(t) ? a.expr : typedNull(a.expr), name: a.name })),
+      ...[...regularArgs.values()].map((a): NamedExpr => ({ expr: gid === 0 ? a.expr : typedNull(a.expr), name: a.name })),
+    ],
+  });
+  const regular = calls.some((_c, i) => !distinct.has(i));
+  const expand: LogicalPlan = {
+    kind: 'Union', pos,
+    branches: [
+      ...(regular ? [projection(0, () => false)] : []),
+      ...[...groups.values()].map(({ gid, args }) => projection(gid, (t) => args.has(t))),
+    ],
+  };
+  const arg = (args: Map<string, { expr: Expr; name: string }>, a: Expr): Expr => (a.kind === 'literal' ? a : column(args.get(exprToString(a))!.name));
+  const first: LogicalPlan = {
+    kind: 'Aggregate', pos, child: expand,
+    groupBy: [...keyNames, GID, ...[...distinctArgs.values()].map((a) => a.name)].map(column),
+    aggregates: aggregates.flatMap((a, i): NamedExpr[] => (distinct.has(i) ? [] : [{ name: `${REGULAR_AGG}${i}`, expr: { ...calls[i], args: calls[i].args.map((x) => arg(regularArgs, x)) } }])),
+  };
+  const outer = aggregates.map((a, i): NamedExpr => {
+    if (!distinct.has(i)) return { ...a, expr: { kind: 'call', name: 'first', args: [onlyIn(0, column(`${REGULAR_AGG}${i}`)), { kind: 'literal', value: true, type: 'boolean', pos }], pos } };
+    const { gid, args } = groups.get(groupOf(i))!;
+    return { ...a, expr: { ...calls[i], args: calls[i].args.map((x, k) => (args.has(exprToString(x)) && (x.kind !== 'literal' || k === 0) ? onlyIn(gid, column(distinctArgs.get(exprToString(x))!.name)) : x)) } };
+  });
+  const aggregate: LogicalPlan = { kind: 'Aggregate', groupBy: keyNames.map(column), aggregates: outer, child: first, pos };
+  // A count has a value over no rows (Spark's defaultResult, which its rewrite puts in a coalesce):
+  // a global aggregation of an empty input has no row of id 0 to take it from.
+  const counts = aggregates.filter((_a, i) => !distinct.has(i) && COUNTS.has(calls[i].name));
+  if (groupBy.length > 0 || counts.length === 0) return aggregate;
+  const zero: Expr = { kind: 'literal', value: 0, type: 'long', pos };
+  return { kind: 'Project', child: aggregate, list: aggregates.map((a): NamedExpr => ({ name: a.name, expr: counts.includes(a) ? { kind: 'call', name: 'coalesce', args: [column(a.name), zero], pos } : column(a.name) })) };
+}
+
+/** The columns of distinctAggregatesExpanded's rows: the group id, the DISTINCT and the regular aggregates' arguments, the regular aggregates. */
+const GID = '__gid';
+const DISTINCT_ARG = '__distinct_arg';
+const REGULAR_ARG = '__regular_arg';
+const REGULAR_AGG = '__regular_agg';
+/** The aggregates whose value over no rows is 0, not NULL. */
+const COUNTS: ReadonlySet<string> = new Set(['count', 'count_if', 'approx_count_distinct']);
 
 /**
  * The columns an aggregation's output expression reads: its input columns, and Spark's hidden
