@@ -19,7 +19,7 @@ import { compileExpression, widenSetOperationColumn, widerTypeWithoutStringPromo
 import { duplicateColumn, ExpressionBuilder, lineColumn, writtenColumnName, type Scope } from './expression-builder';
 import { generatorOutput, GENERATORS } from './generators';
 import { children, firstStreamingRelation, relationOutput, type LogicalPlan, type NamedExpr, type StreamingRelation } from './logical-plan';
-import { sameType, typeOfField, typeText, type TypeInfo } from './data-types';
+import { isOrderable, sameType, typeOfField, typeText, type TypeInfo } from './data-types';
 import { parsePlan } from './parser/ast-builder';
 import { mapExpression, someExpression } from './parser/expression-tree';
 import { expressionSql } from './parser/expression-sql';
@@ -363,6 +363,14 @@ class QueryPlanner {
       }
       return w.type;
     });
+    // Spark's CheckAnalysis: a set operation compares rows, and a map has no equality.
+    const map = left.findIndex((f, i) => !isOrderable(widened[i] ?? f));
+    if (map >= 0) {
+      throw new SqlValidationError(
+        `[UNSUPPORTED_FEATURE.SET_OPERATION_ON_MAP_TYPE] The feature is not supported: Cannot have MAP type columns in DataFrame which calls set operations (INTERSECT, EXCEPT, etc.), but the type of column \`${left[map].name.replace(/`/g, '``')}\` is "${typeText(widened[map] ?? left[map])}". ` +
+          'Compare the map\'s entries instead: array_sort(map_entries(m))',
+        position, operator, 'UNSUPPORTED_FEATURE.SET_OPERATION_ON_MAP_TYPE');
+    }
     if (u.isAll) return this.setOperationAll(u, left, right, widened, ctes);
     // The result has the left's columns, cast where the widened type differs; the right's is cast by `<=>`.
     const leftTypes = widened.map((t, i) => (t && !sameType(left[i], t) ? t : undefined));
