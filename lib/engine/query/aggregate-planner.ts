@@ -160,8 +160,7 @@ export function buildAggregation(c: AggregationClauses, child: LogicalPlan, chil
 
   const aggregates: NamedExpr[] = [];
   const aggText: string[] = [];
-  /** Each aggregate as written, and which are DISTINCT (a batch plan's), by index among `aggregates`. */
-  const aggWritten: string[] = [];
+  /** Which aggregates are DISTINCT (a batch plan's), by index among `aggregates`. */
   const distinctCalls = new Set<number>();
   const ref = (name: string, pos: Position): Expression => ({ kind: 'UnresolvedAttribute', nameParts: [name], pos, exact: true });
 
@@ -215,7 +214,6 @@ export function buildAggregation(c: AggregationClauses, child: LogicalPlan, chil
       aggText.push(text);
       const expr: Expr = { kind: 'call', name, args: star && !filter ? [{ kind: 'literal', value: '*', type: 'string' }] : args, pos };
       aggregates.push({ expr, name: `${AGG_PREFIX}${i}` });
-      aggWritten.push(expressionSql(n));
       if (n.isDistinct) distinctCalls.add(i);
     }
     return ref(`${AGG_PREFIX}${i}`, n.pos);
@@ -306,7 +304,7 @@ export function buildAggregation(c: AggregationClauses, child: LogicalPlan, chil
   builder.endSelectList();
 
   let plan: LogicalPlan = distinctCalls.size > 0
-    ? distinctAggregate(groupBy, keyNames, aggregates, { distinct: distinctCalls, written: aggWritten }, input, childSchema, groupPos, analytics !== undefined)
+    ? distinctAggregate(groupBy, keyNames, aggregates, distinctCalls, input, childSchema, groupPos)
     : { kind: 'Aggregate', groupBy, aggregates, child: input, pos: groupPos };
   if (having) plan = { kind: 'Filter', condition: having, child: plan };
   if (missing) return sortOverMissingReferences(list, missing, plan);
@@ -352,24 +350,15 @@ export function sortOverMissingReferences(list: readonly NamedExpr[], m: Missing
  * group): an Aggregate grouped by the keys and those arguments makes each distinct (keys,
  * arguments) row once, and the Aggregate above it, grouped by the keys, aggregates its rows
  * without DISTINCT. Its output is the one Aggregate's (the keys' names, `__agg<i>`). Any other
- * mix is Spark's RewriteDistinctAggregates (distinctAggregatesExpanded); with GROUPING SETS,
- * CUBE or ROLLUP it is refused.
+ * mix is Spark's RewriteDistinctAggregates (distinctAggregatesExpanded). With GROUPING SETS,
+ * CUBE or ROLLUP, `input` is their Expand and the keys are its columns and the grouping id, so
+ * each grouping set's rows are made distinct and aggregated apart, as in Spark.
  */
-function distinctAggregate(
-  groupBy: Expr[], keyNames: string[], aggregates: NamedExpr[], described: { distinct: ReadonlySet<number>; written: readonly string[] }, input: LogicalPlan, childSchema: Schema, pos: SqlPosition | undefined, groupingSets: boolean,
-): LogicalPlan {
+function distinctAggregate(groupBy: Expr[], keyNames: string[], aggregates: NamedExpr[], distinct: ReadonlySet<number>, input: LogicalPlan, childSchema: Schema, pos: SqlPosition | undefined): LogicalPlan {
   const calls = aggregates.map((a) => a.expr as Extract<Expr, { kind: 'call' }>);
   const argsText = (i: number) => calls[i].args.map(exprToString).join(', ');
-  const { distinct, written } = described;
   const first = [...distinct][0];
   const other = aggregates.findIndex((_a, i) => !distinct.has(i) || argsText(i) !== argsText(first));
-  if (groupingSets) {
-    throw new SqlValidationError(
-      `${written[first]} with GROUPING SETS, CUBE or ROLLUP on a join's static side: Weir runs DISTINCT aggregates in a batch plan without grouping sets ` +
-        '(Spark expands the rows once for both, which Weir does not run yet); aggregate each grouping set in a subquery of its own and UNION ALL them',
-      calls[first].pos ?? pos, calls[first].name,
-    );
-  }
   if (other >= 0) return distinctAggregatesExpanded(groupBy, keyNames, aggregates, distinct, input, childSchema, pos);
   // The distinct arguments beside the keys (an argument that is a key already is that key).
   const keyText = groupBy.map(exprToString);
