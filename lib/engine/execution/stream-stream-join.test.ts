@@ -732,11 +732,16 @@ describe('a join of streams on columns named like niladic functions, then a stat
     expect(rows).toEqual([{ user: 'ann', view_team: 'red', buy_team: 'green' }]);
   });
 
-  it('joins two stream-static joins in brackets, each aliased: the alias names its columns, as a subquery\'s', async () => {
+  it('joins two stream-static joins in brackets: an alias names its columns, as a subquery\'s; unaliased, its tables do', async () => {
     const sql = 'SELECT x.user, x.team, y.bt FROM (views v JOIN teams t ON v.user = t.member) x ' +
       'JOIN (buys b LEFT JOIN teams u ON b.buyer = u.member) y ON x.user = y.buyer AND y.bt BETWEEN x.vt AND x.vt + INTERVAL 10 MINUTES';
     const { rows, spec } = await viewsAndBuys('brackets', [], sql, VIEWS, [{ buyer: 'ann', bt: T0 + MIN }, { buyer: 'cid', bt: T0 + MIN }, { buyer: 'bob', bt: T0 + 30 * MIN }]);
     expect(rows).toEqual([{ user: 'ann', team: 'red', bt: T0 + MIN }]);
+    // Unaliased, the brackets' tables keep their names; the table both sides join is read by its aliases.
+    const open = await viewsAndBuys('brackets-open', [], 'SELECT v.user, t.team, u.team AS buy_team FROM (views v JOIN teams t ON v.user = t.member) ' +
+      'JOIN (buys b JOIN teams u ON b.buyer = u.member) ON v.user = b.buyer AND b.bt BETWEEN v.vt AND v.vt + INTERVAL 10 MINUTES',
+    VIEWS, [{ buyer: 'ann', bt: T0 + MIN }, { buyer: 'bob', bt: T0 + 30 * MIN }]);
+    expect(open.rows).toEqual([{ user: 'ann', team: 'red', buy_team: 'red' }]);
     // Inside the brackets the tables' names are out of scope, as in Spark.
     expect(validateJob({ ...spec, sql: sql.replace('x.team', 't.team') }).errors.map((e) => e.message).join('\n')).toMatch(/t\.team|`t`/);
   });

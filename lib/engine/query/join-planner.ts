@@ -553,8 +553,13 @@ function buildStreamStreamJoin(join: Join, sides: JoinLeaf[], builder: (scope: S
   const names = sides.map((l) => (l.joined ? l.joined.qualifiers : [...(l.name === undefined || repeated(l) ? [] : [l.name]), ...(l.alias ? [l.alias] : [])]).map(lower));
   // How a message names a side: its stream, its CTE, its subquery's alias, or its join's tables.
   const shown = (l: JoinLeaf) => l.name ?? l.alias ?? (l.joined ? l.joined.qualifiers.join(', ') : 'a subquery');
+  // A name two sides have qualifies neither: a static table joined on each side under aliases
+  // of its own (`(o JOIN dims d) JOIN (c JOIN dims e)`) is read by those, as Spark reads an
+  // aliased table by its alias only. A side left with no name cannot be read.
+  const shared = new Set(names.flatMap((n, i) => n.filter((q) => names.some((m, j) => j !== i && m.includes(q)))));
   names.forEach((n, i) => {
-    if (n.length === 0 || names.some((m, j) => j !== i && m.some((q) => n.includes(q)))) {
+    const own = n.filter((q) => !shared.has(q));
+    if (own.length === 0) {
       const name = shown(sides[i]);
       throw new SqlValidationError(
         repeated(sides[i])
@@ -564,6 +569,7 @@ function buildStreamStreamJoin(join: Join, sides: JoinLeaf[], builder: (scope: S
             : `Two tables of the join are named ${n[0]}: give each an alias of its own`,
         lineColumn(join.pos), 'JOIN');
     }
+    names[i] = own;
   });
   // Columns several sides have are told apart by their side (Spark's attributes of one name from
   // several relations): each one's copy is the joined row's column `<alias>.<name>`, which
