@@ -156,6 +156,29 @@ describe('the job\'s dedup option with a stream-stream join', () => {
   });
 });
 
+describe('EXISTS over a stream (Spark\'s RewritePredicateSubquery makes it a LEFT SEMI join of streams)', () => {
+  it('keeps each impression with a click within the hour, once', async () => {
+    const t = adsJob('SELECT * FROM impressions WHERE EXISTS (SELECT 1 FROM clicks WHERE clickAdId = adId AND clickTime BETWEEN impressionTime AND impressionTime + INTERVAL 1 HOUR)');
+    const q = t.start();
+    t.impressions.addData(imp(1, 0), imp(2, 0));
+    t.clicks.addData(click(1, 30), click(1, 40), click(2, 120));
+    await q.processAllAvailable();
+    expect(t.out()).toEqual([row({ adId: 1, impressionTime: T0 })]);
+    expect(t.progress.at(-1)!.stateOperators[0].operatorName).toBe('symmetricHashJoin');
+    await q.stop();
+  });
+
+  it('refuses NOT EXISTS (a LEFT ANTI join) and one without a time range, as Spark\'s checker does', async () => {
+    for (const [sql, message] of [
+      ['SELECT * FROM impressions WHERE NOT EXISTS (SELECT 1 FROM clicks WHERE clickAdId = adId AND clickTime BETWEEN impressionTime AND impressionTime + INTERVAL 1 HOUR)', 'LeftAnti joins with a streaming DataFrame/Dataset on the right are not supported'],
+      ['SELECT * FROM impressions WHERE EXISTS (SELECT 1 FROM clicks WHERE clickAdId = adId)', 'LeftSemi join between two streaming DataFrame/Datasets is not supported without a watermark'],
+    ]) {
+      const e = (await refusal(adsJob(sql))) as { message: string } | undefined;
+      expect(e?.message).toContain(message);
+    }
+  });
+});
+
 describe('stream-stream left outer join', () => {
   it('emits an impression without a click, padded with NULLs, when the watermark passes it', async () => {
     const t = adsJob(INNER.replace('FROM impressions JOIN clicks', 'FROM impressions LEFT OUTER JOIN clicks'));

@@ -779,7 +779,11 @@ class QueryPlanner {
         // The subquery's WHERE is the join's condition, its names of the table's columns the table's.
         const q = p.plan;
         if (q.kind !== 'Project' || q.child.kind !== 'Filter') return undefined;
-        const t = staticOf(q.child.child);
+        // Over a stream the join is a join of streams, under their rules (a time range; NOT
+        // EXISTS is a LEFT ANTI join, which Spark refuses with a stream on the right).
+        const n = named(q.child.child);
+        const other = stream && n && this.relations.find((r) => r.sourceName.toLowerCase() === n.table.toLowerCase());
+        const t = staticOf(q.child.child) ?? (other ? { table: { schema: relationOutput(other) }, qualifier: n.qualifier } : undefined);
         if (!t) return undefined;
         const has = (name: string) => t.table.schema.some((f) => f.name.toLowerCase() === name.toLowerCase());
         const condition = mapExpression(q.child.condition, (x) => (x.kind === 'UnresolvedAttribute' && x.nameParts.length === 1 && has(x.nameParts[0]) ? qualified(x, t.qualifier) : undefined));
