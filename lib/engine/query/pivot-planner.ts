@@ -21,7 +21,7 @@
  */
 import type { Expr, SqlPosition } from './expression';
 import { exprToString, referencedColumns } from './expression';
-import { expressionType } from './expression-compiler';
+import { compileExpression, expressionType, implicitCastExpr } from './expression-compiler';
 import { lineColumn } from './expression-builder';
 import { isOrderable, typeOfField, typeText, type TypeInfo } from './data-types';
 import { isAggregateFunctionName } from './aggregate-functions';
@@ -151,5 +151,12 @@ function valueName(e: Expr, pos: Position): string {
     const text = e.type === 'null' ? null : castValue(e.value, e.type, 'string', e.decimal);
     return text === null ? 'null' : String(text);
   }
-  throw notSupportedYet(`A pivot value that is not a literal (${exprToString(e)}) without an alias`, lineColumn(pos) as SqlPosition, 'name its columns: IN (… AS name)');
+  // A constant of a struct or an array (`('dotNET', 2012)`, `array(1, 1)`): its text as CAST writes it, `{dotNET, 2012}`.
+  let text: unknown;
+  try {
+    text = compileExpression(implicitCastExpr(e, { type: 'string' }), []).eval({}, { batchTimestampMs: 0 });
+  } catch {
+    throw notSupportedYet(`A pivot value that is not a literal (${exprToString(e)}) without an alias`, lineColumn(pos) as SqlPosition, 'name its columns: IN (… AS name)');
+  }
+  return text === null || text === undefined ? 'null' : String(text);
 }
