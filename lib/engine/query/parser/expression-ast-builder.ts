@@ -16,10 +16,10 @@ import { intervalString, multiUnitInterval, unitToUnitInterval } from './interva
 import { numberLiteral, stringLiteral, typedLiteral, unescapeSqlString } from './literals';
 import { Ctx } from './spark-parser';
 import type { ParsedText } from './spark-parser';
-import type { BinaryOp, Expression, LogicalPlan, Position, SortOrder, UnresolvedFunction } from './unresolved-plan';
+import type { BinaryOp, Expression, FrameBound, LogicalPlan, Position, SortOrder, UnresolvedFunction, WindowFrame } from './unresolved-plan';
 
 /** A window expression's specification (UnresolvedWindowExpression's fields but the function). */
-export type WindowSpec = Pick<Extract<Expression, { kind: 'UnresolvedWindowExpression' }>, 'partitionSpec' | 'orderSpec' | 'frame' | 'windowName'>;
+export type WindowSpec = Pick<Extract<Expression, { kind: 'UnresolvedWindowExpression' }>, 'partitionSpec' | 'orderSpec' | 'frame' | 'frameSpec' | 'windowName'>;
 
 type C<K extends keyof typeof Ctx> = InstanceType<(typeof Ctx)[K]>;
 
@@ -384,8 +384,20 @@ export class ExpressionAstBuilder {
     return {
       partitionSpec: spec._partition.map((p) => this.expression(p)),
       orderSpec: spec.orderOrSortByClause()?.sortItem().map((s) => this.sortItem(s)) ?? [],
-      ...(frame ? { frame: this.parsed.text.sql.slice(this.pos(frame).start, this.pos(frame).end) } : {}),
+      ...(frame ? { frame: this.parsed.text.sql.slice(this.pos(frame).start, this.pos(frame).end), frameSpec: this.windowFrame(frame) } : {}),
     };
+  }
+
+  /** Spark's visitWindowFrame: `ROWS|RANGE <bound>` is BETWEEN <bound> AND CURRENT ROW. */
+  private windowFrame(ctx: C<'WindowFrameContext'>): WindowFrame {
+    const bound = (b: C<'FrameBoundContext'>): FrameBound => {
+      if (b.KW_CURRENT()) return { kind: 'CurrentRow' };
+      const preceding = b.KW_PRECEDING() !== null;
+      if (b.KW_UNBOUNDED()) return { kind: preceding ? 'UnboundedPreceding' : 'UnboundedFollowing' };
+      return { kind: preceding ? 'Preceding' : 'Following', value: this.expression(b.expression()!) };
+    };
+    const [lower, upper] = [ctx.frameBound(0)!, ctx.frameBound(1)];
+    return { frameType: ctx.KW_RANGE() ? 'Range' : 'Rows', lower: bound(lower), upper: upper ? bound(upper) : { kind: 'CurrentRow' }, pos: this.pos(ctx) };
   }
 
   sortItem(ctx: C<'SortItemContext'>): SortOrder {

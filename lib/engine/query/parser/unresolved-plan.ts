@@ -101,7 +101,24 @@ export interface SortOrder extends Node {
   readonly direction: 'Ascending' | 'Descending';
   readonly nullOrdering: 'NullsFirst' | 'NullsLast';
 }
-/** `f(…) OVER (…)`: kept so that the analyzer can refuse it with Spark's streaming error. */
+/**
+ * A window frame's bound (Spark's SpecifiedWindowFrame bounds): UNBOUNDED PRECEDING or FOLLOWING,
+ * CURRENT ROW, or `<value> PRECEDING|FOLLOWING` (a literal: a row count, or a RANGE offset).
+ */
+export type FrameBound =
+  | { readonly kind: 'UnboundedPreceding' | 'UnboundedFollowing' | 'CurrentRow' }
+  | { readonly kind: 'Preceding' | 'Following'; readonly value: Expression };
+/** `ROWS|RANGE BETWEEN <lower> AND <upper>` (`ROWS <bound>` alone: BETWEEN <bound> AND CURRENT ROW). */
+export interface WindowFrame {
+  readonly frameType: 'Rows' | 'Range';
+  readonly lower: FrameBound;
+  readonly upper: FrameBound;
+  readonly pos: Position;
+}
+/**
+ * `f(…) OVER (…)`: a window function, run in a batch plan over static tables (Spark's Window),
+ * refused over a stream with Spark's streaming error.
+ */
 interface UnresolvedWindowExpression extends Node {
   readonly kind: 'UnresolvedWindowExpression';
   readonly child: Expression;
@@ -109,6 +126,8 @@ interface UnresolvedWindowExpression extends Node {
   readonly orderSpec: readonly SortOrder[];
   /** The frame as written (`ROWS BETWEEN …`). */
   readonly frame?: string;
+  /** The frame as parsed; unset where none is written (Spark's default frame). */
+  readonly frameSpec?: WindowFrame;
   /** `OVER w`: the name of a WINDOW clause's window, until the AST builder puts its definition here. */
   readonly windowName?: string;
   /** A WINDOW clause's definition put in place of its name: its text, `(PARTITION BY …)`, as written. */
