@@ -112,7 +112,34 @@ export type LogicalPlan =
    * `view`, the table as a subquery of the join's selects and filters it, `JOIN (SELECT … FROM t
    * WHERE …) r`, its output the columns `keys` and `columns` name.
    */
-  | { kind: 'StaticRelation'; table: StaticTableSpec; keys: StaticJoinKey[]; columns: string[]; view?: StaticView };
+  | { kind: 'StaticRelation'; table: StaticTableSpec; keys: StaticJoinKey[]; columns: string[]; view?: StaticView }
+  /**
+   * Spark's Window: the child's rows, each with the window functions' columns added, computed
+   * over its partition (rows equal on `partitionSpec`) sorted by `orderSpec`. One node per
+   * distinct specification (ExtractWindowExpressions); run in a batch plan only (a static side).
+   */
+  | { kind: 'Window'; functions: WindowFunctionCall[]; partitionSpec: Expr[]; orderSpec: { expr: Expr; ascending: boolean; nullsFirst: boolean }[]; child: LogicalPlan };
+
+/** A frame's bound: a row count or RANGE offset is signed (negative: PRECEDING). */
+export type WindowFrameBound = 'UnboundedPreceding' | 'CurrentRow' | 'UnboundedFollowing' | { offset: number };
+
+/** Spark's SpecifiedWindowFrame, resolved: a RANGE offset in the order key's units (ms for a timestamp, days for a date). */
+export interface WindowFrameSpec {
+  frameType: 'Rows' | 'Range';
+  lower: WindowFrameBound;
+  upper: WindowFrameBound;
+}
+
+/** A window function of a Window node: its output column, the function and its arguments, its frame, and Spark's text of it. */
+export interface WindowFunctionCall {
+  name: string;
+  /** Lower-cased: a ranking or offset function (window-functions.ts), or an aggregate's name. */
+  fn: string;
+  args: Expr[];
+  ignoreNulls?: true;
+  frame: WindowFrameSpec;
+  sql: string;
+}
 
 /**
  * A subquery over one static table on a join's static side: its plan (Projects and Filters over
@@ -207,7 +234,7 @@ export function children(plan: LogicalPlan): LogicalPlan[] {
     case 'Union':
       return plan.branches;
     // Every member listed, so that a new one is a lint error until it is handled here.
-    case 'Aggregate': case 'Deduplicate': case 'Expand': case 'Filter': case 'Generate': case 'Limit': case 'Project': case 'Sort':
+    case 'Aggregate': case 'Deduplicate': case 'Expand': case 'Filter': case 'Generate': case 'Limit': case 'Project': case 'Sort': case 'Window':
     default:
       return [plan.child];
   }
@@ -243,6 +270,7 @@ function nodeExpressions(plan: LogicalPlan): Expr[] {
     case 'Join': return plan.condition ? [plan.condition] : [];
     case 'Generate': return [plan.generator];
     case 'Expand': return plan.groupBy;
+    case 'Window': return [...plan.partitionSpec, ...plan.orderSpec.map((o) => o.expr), ...plan.functions.flatMap((f) => f.args)];
     // Every member listed, so that a new one is a lint error until it is handled here.
     case 'StreamingRelation': case 'StaticRelation': case 'Deduplicate': case 'Limit': case 'Union':
     default:

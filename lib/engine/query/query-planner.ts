@@ -37,6 +37,7 @@ import { positionalArguments } from './named-arguments';
 import { checkSqlLimits, tooDeep } from './sql-limits';
 import { timeWindowIn, WINDOW_COLUMN, windowInsideAnItem, withWindowColumn } from './time-windowing';
 import { staticTableName, VALUES_TABLE, type StaticTableSpec } from '../operators/stream-static-join';
+import { extractWindowExpressions, hasWindowExpression, WINDOW_COLUMN_PREFIX } from './window-functions';
 import type { Schema } from '../types';
 
 /** What FROM gives the rest of a SELECT: the plan, its columns, and the names that qualify them. */
@@ -209,6 +210,8 @@ class QueryPlanner {
   private subqueryIds = 0;
   /** Numbers the joins correlated scalar subqueries are rewritten to. */
   private correlatedIds = 0;
+  /** Numbers the columns of window expressions (window-functions.ts). */
+  private windowIds = 0;
   /** The row columns of output names a select list repeats (duplicateColumn), each with its select item's position. */
   readonly repeatedNames = new Map<string, SqlPosition | undefined>();
 
@@ -632,6 +635,13 @@ class QueryPlanner {
         return buildAggregation({ items: columns, grouping: [], distinct: true, pos: groupPos, sort, batch: this.staticLeaves }, inner.plan, inner.output, this.builder([], inner.output));
       }
       return buildAggregation({ ...clauses, items: expanded }, plan, schema, builder);
+    }
+    // Window functions in a batch plan's select list (Spark's ExtractWindowExpressions): Window
+    // nodes over the rows, the select list reading their columns.
+    if (this.staticLeaves && items.some(hasWindowExpression)) {
+      const extracted = extractWindowExpressions(items, plan, schema, builder, () => this.windowIds++);
+      const { plan: windowPlan, output } = this.resolved(extracted.plan);
+      return this.project(extracted.items, qualifiers, output, windowPlan, this.builder(qualifiers, output, from.scope), from.scope, sort);
     }
     const windowed = this.timeWindowing(items, schema, plan, builder);
     if (windowed) return this.project(items.map(withWindowColumn), qualifiers, schema, windowed.plan, this.builder(qualifiers, windowed.schema, from.scope), from.scope, sort);
@@ -1172,7 +1182,7 @@ class QueryPlanner {
       return fields.map((fld) => ({ column: struct.name, field: fld.name }));
     }
     const side = e.target && scope?.sides?.get(e.target[0].toLowerCase());
-    return (side ? [...side.values()] : inputSchema.map((f) => f.name)).filter((c) => !c.startsWith(HIDDEN_SCALAR_SUBQUERY)).map((column) => ({ column }));
+    return (side ? [...side.values()] : inputSchema.map((f) => f.name)).filter((c) => !c.startsWith(HIDDEN_SCALAR_SUBQUERY) && !c.startsWith(WINDOW_COLUMN_PREFIX)).map((column) => ({ column }));
   }
 
   private subquery(u: UnresolvedPlan, ctes: ReadonlyMap<string, LogicalPlan>): FromItem {
@@ -1268,7 +1278,7 @@ class QueryPlanner {
         return list.some((n, i) => n !== plan.list[i]) ? { ...plan, list } : plan;
       }
       // Every member listed, so that a new one is a lint error until it is handled here.
-      case 'Aggregate': case 'Deduplicate': case 'Expand': case 'Filter': case 'Generate': case 'Join': case 'StaticRelation': case 'StreamingRelation': case 'Union':
+      case 'Aggregate': case 'Deduplicate': case 'Expand': case 'Filter': case 'Generate': case 'Join': case 'StaticRelation': case 'StreamingRelation': case 'Union': case 'Window':
       default:
         return plan;
     }

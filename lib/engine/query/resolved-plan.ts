@@ -25,6 +25,7 @@ import { expandOutput, generateOutput, generatorFields, projectOutput, streamSid
 import { checkSessionWindow, isSessionWindow } from './session-window-planner';
 import { isWindowStruct } from './time-windowing';
 import { SqlValidationError } from './sql-error';
+import { windowOutput } from './window-functions';
 import { aggregateOutput, isCountStar, staticRelationOutput, streamStaticJoinOutput, withDerivedEventTime, type WatermarkSpec } from './stateful-planner';
 import { equalityOperands, readStreamJoin, streamJoinOutput } from './stream-join-planner';
 
@@ -213,6 +214,16 @@ function resolve(plan: LogicalPlan, ctx: WatermarkContext): Resolved {
       const child = resolve(plan.child, ctx);
       const groupBy = plan.groupBy.map((e) => typedTree(e, child.output));
       return { plan: { ...plan, groupBy, child: child.plan }, output: expandOutput(plan, child.output, groupBy.map((e) => e.dataType!)) };
+    }
+    case 'Window': {
+      const child = resolve(plan.child, ctx);
+      const node = {
+        ...plan, child: child.plan,
+        partitionSpec: plan.partitionSpec.map((e) => typedTree(e, child.output)),
+        orderSpec: plan.orderSpec.map((o) => ({ ...o, expr: typedTree(o.expr, child.output) })),
+        functions: plan.functions.map((f) => ({ ...f, args: f.args.map((a) => (a.kind === 'literal' && a.value === '*' ? a : typedTree(a, child.output))) })),
+      };
+      return { plan: node, output: windowOutput(plan, child.output) };
     }
     case 'Aggregate': {
       const child = resolve(plan.child, ctx);

@@ -135,32 +135,35 @@ export const isCountStar = (e: Expr): boolean => e.kind === 'call' && e.args.len
 
 /** With `types` (and `casts`), the type of each subexpression of the arguments (and the implicit casts) are recorded there (compileExpression). */
 function compileAggregates(node: AggregateNode, childSchema: Schema, types?: Map<Expr, TypeInfo>, casts?: ImplicitCasts): AggregateSpec[] {
-  return node.aggregates.map((a) => {
-    if (a.expr.kind !== 'call') throw new AnalysisException(`Internal: aggregate ${a.name} is not a call`);
-    const star = isCountStar(a.expr);
-    const argExprs = star ? [] : a.expr.args;
-    const compiled = argExprs.map((x) => compileExpression(x, childSchema, types, casts));
-    const args = compiled.map((c, i): AggregateArg => {
-      const type = typeOfCompiled(c);
-      const value = constantValue(argExprs[i], c);
-      return value === undefined ? type : { ...type, literal: { value: value.v } };
-    });
-    const fn = resolveAggregate({ name: a.expr.name, args, star, distinct: false }, exprToString(a.expr));
-    const inputs = fn.inputs ?? (compiled.length > 0 ? [0] : []);
-    const evals = inputs.map((i) => compiled[i].eval);
-    const prepare = fn.prepare;
-    if (evals.length === 0) return { name: a.name, fn };
-    if (evals.length === 1 && !prepare) {
-      const x = argExprs[inputs[0]];
-      return { name: a.name, fn, arg: evals[0], argColumn: x.kind === 'column' ? resolveColumn(childSchema, x.name)?.name : undefined };
-    }
-    const [e0, e1] = evals;
-    const arg: Evaluator =
-      evals.length === 1 ? (r, c) => prepare!(e0(r, c))
-      : evals.length === 2 ? (r, c) => prepare!(e0(r, c), e1(r, c))
-      : (r, c) => prepare!(...evals.map((e) => e(r, c)));
-    return { name: a.name, fn, arg };
+  return node.aggregates.map((a) => compileAggregateCall(a.name, a.expr, childSchema, types, casts));
+}
+
+/** One aggregate call compiled against its input (an aggregation's, or a window function's over its frame). */
+export function compileAggregateCall(name: string, expr: Expr, childSchema: Schema, types?: Map<Expr, TypeInfo>, casts?: ImplicitCasts): AggregateSpec {
+  if (expr.kind !== 'call') throw new AnalysisException(`Internal: aggregate ${name} is not a call`);
+  const star = isCountStar(expr);
+  const argExprs = star ? [] : expr.args;
+  const compiled = argExprs.map((x) => compileExpression(x, childSchema, types, casts));
+  const args = compiled.map((c, i): AggregateArg => {
+    const type = typeOfCompiled(c);
+    const value = constantValue(argExprs[i], c);
+    return value === undefined ? type : { ...type, literal: { value: value.v } };
   });
+  const fn = resolveAggregate({ name: expr.name, args, star, distinct: false }, exprToString(expr));
+  const inputs = fn.inputs ?? (compiled.length > 0 ? [0] : []);
+  const evals = inputs.map((i) => compiled[i].eval);
+  const prepare = fn.prepare;
+  if (evals.length === 0) return { name, fn };
+  if (evals.length === 1 && !prepare) {
+    const x = argExprs[inputs[0]];
+    return { name, fn, arg: evals[0], argColumn: x.kind === 'column' ? resolveColumn(childSchema, x.name)?.name : undefined };
+  }
+  const [e0, e1] = evals;
+  const arg: Evaluator =
+    evals.length === 1 ? (r, c) => prepare!(e0(r, c))
+    : evals.length === 2 ? (r, c) => prepare!(e0(r, c), e1(r, c))
+    : (r, c) => prepare!(...evals.map((e) => e(r, c)));
+  return { name, fn, arg };
 }
 
 /**
@@ -390,7 +393,7 @@ export class StatefulPlanner {
         return { op: new StreamStaticJoinExec({ joinType, table: stat.table, ...(view ? { view } : {}), ...(condition ? { condition } : {}), ...(node.nullAware ? { nullAware: true } : {}), keys: stat.keys, ...staticJoinKeyValues(stat, childSchema), staticColumns: stat.columns, streamColumns: node.streamColumns }, schema), schema };
       }
       // Every member listed, so that a new one is a lint error until it is handled here.
-      case 'Expand': case 'Filter': case 'Generate': case 'Project': case 'StaticRelation': case 'StreamingRelation': case 'Union':
+      case 'Expand': case 'Filter': case 'Generate': case 'Project': case 'StaticRelation': case 'StreamingRelation': case 'Union': case 'Window':
       default:
         throw new SqlValidationError(`${node.kind} is not supported yet in streaming queries`, 'pos' in node ? (node.pos as SqlPosition | undefined) : undefined, node.kind);
     }
@@ -421,7 +424,7 @@ export function withDeduplication(plan: LogicalPlan, dedup: { keys: string[]; wi
       case 'Union':
         return { ...p, branches: p.branches.map(wrap) };
       // Every member listed, so that a new one is a lint error until it is handled here.
-      case 'Aggregate': case 'Deduplicate': case 'Expand': case 'Filter': case 'Generate': case 'Limit': case 'Project': case 'Sort':
+      case 'Aggregate': case 'Deduplicate': case 'Expand': case 'Filter': case 'Generate': case 'Limit': case 'Project': case 'Sort': case 'Window':
       default:
         return { ...p, child: wrap(p.child) };
     }

@@ -93,6 +93,8 @@ function sideColumns(side: LogicalPlan): { name: string; eventTime: boolean }[] 
       const time = side.generator.name === 'window' && eventTimeOf(below)(side.generator);
       return [...below, ...side.output.map((name) => ({ name, eventTime: time }))];
     }
+    case 'Window':
+      return [...sideColumns(side.child), ...side.functions.map((f) => ({ name: f.name, eventTime: false }))];
     // Every member listed, so that a new one is a lint error until it is handled here.
     case 'Deduplicate': case 'Filter': case 'Limit': case 'Sort': case 'StaticRelation': case 'Union':
     default: {

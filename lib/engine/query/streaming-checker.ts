@@ -20,6 +20,7 @@ import { explainExprToString, exprToString, mapExprChildren, type Expr } from '.
 import { aggregateKeyNames, isComputedKey } from './aggregate-planner';
 import { children, isStreamStreamJoin, relationOutput, staticSchema, type LogicalPlan, type NamedExpr, type StreamingRelation } from './logical-plan';
 import { analyzeAggregate, type WatermarkSpec } from './stateful-planner';
+import { describeWindowNode } from './window-functions';
 
 export interface AnalyzerWarning {
   path: string;
@@ -165,7 +166,7 @@ function analyze(plan: LogicalPlan, outputMode: OutputMode): StreamingAnalysis {
         break;
       }
       // Every member listed, so that a new one is a lint error until it is handled here.
-      case 'Aggregate': case 'Expand': case 'Filter': case 'Generate': case 'Project': case 'StaticRelation': case 'StreamingRelation': case 'Union':
+      case 'Aggregate': case 'Expand': case 'Filter': case 'Generate': case 'Project': case 'StaticRelation': case 'StreamingRelation': case 'Union': case 'Window':
       default:
         break;
     }
@@ -270,7 +271,7 @@ function statefulNote(n: LogicalPlan, outputMode: OutputMode): string {
         ? '[static: the batch plan below, run once per run: its tables are cached]'
         : '[static: the batch plan below, run again at each batch with data]';
     // Every member listed, so that a new one is a lint error until it is handled here.
-    case 'Expand': case 'Filter': case 'Generate': case 'Project': case 'Sort': case 'Union':
+    case 'Expand': case 'Filter': case 'Generate': case 'Project': case 'Sort': case 'Union': case 'Window':
     default:
       return '[stateless]';
   }
@@ -375,5 +376,7 @@ function describe(plan: LogicalPlan): string {
       return `StaticRelation ${plan.view ? plan.view.name : staticTableName(plan.table)} [${plan.columns.join(', ')}]${plan.view ? '' : ` (${describeStaticTable(plan.table)})`}`;
     case 'Union':
       return `Union (${plan.branches.length} branches)`;
+    case 'Window':
+      return describeWindowNode(plan);
   }
 }

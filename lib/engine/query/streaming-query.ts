@@ -16,6 +16,9 @@ import { FilterExec } from '../operators/filter-exec';
 import type { PhysicalOperator } from '../operators/physical-operator';
 import { ProjectExec } from '../operators/project-exec';
 import { UnionExec } from '../operators/union-exec';
+import { WindowExec } from '../operators/window-exec';
+import { compileWindowFunction } from './window-functions';
+import { decimalToDouble } from './decimal';
 import { MicroBatchScanExec } from '../operators/micro-batch-scan';
 import { compileExpression, type EvalContext, type Evaluator } from './expression-compiler';
 import { callsFunction, children, firstStreamingRelation, groupingId, isStateful, isStreamStreamJoin, nodeCallsFunction, relationOutput, scalarSubqueries, type LogicalPlan, type StreamingRelation } from './logical-plan';
@@ -275,6 +278,17 @@ export function planPhysical(plan: LogicalPlan, ops: PhysicalOperator[], statefu
       ops.push(new UnionExec(branches, out));
       return out;
     }
+    case 'Window': {
+      const schema = planPhysical(plan.child, ops, stateful, fuse, carry);
+      const functions = plan.functions.map((f) => compileWindowFunction(f, schema));
+      const order = plan.orderSpec.map((o) => ({ ...compileExpression(o.expr, schema), ascending: o.ascending, nullsFirst: o.nullsFirst }));
+      const key = order.length ? order[0] : undefined;
+      // A RANGE offset compares the one ORDER BY key by value: a DECIMAL's unscaled bigint, a BIGINT's bigint, as numbers.
+      const rangeKey = key && (key.type === 'decimal' ? (v: unknown) => decimalToDouble(v as bigint, key.decimal!.scale) : (v: unknown) => Number(v));
+      const out = [...schema, ...functions.map((f) => f.field)];
+      ops.push(new WindowExec({ partition: plan.partitionSpec.map((e) => compileExpression(e, schema).eval), order: order.map((o) => ({ eval: o.eval, ascending: o.ascending, nullsFirst: o.nullsFirst })), ...(rangeKey ? { rangeKey } : {}), functions }, out));
+      return out;
+    }
     // Every member listed, so that a new one is a lint error until it is handled here.
     case 'Aggregate': case 'Deduplicate': case 'Join': case 'Limit': case 'Sort': case 'StaticRelation':
     default: {
@@ -325,7 +339,7 @@ function staticBatch(plan: LogicalPlan): NonNullable<StreamStaticJoinOptions['vi
       case 'Union':
         return { ...p, branches: p.branches.map(scanned) };
       // Every member listed, so that a new one is a lint error until it is handled here.
-      case 'Aggregate': case 'Deduplicate': case 'Expand': case 'Filter': case 'Generate': case 'Limit': case 'Project': case 'Sort':
+      case 'Aggregate': case 'Deduplicate': case 'Expand': case 'Filter': case 'Generate': case 'Limit': case 'Project': case 'Sort': case 'Window':
       default:
         return { ...p, child: scanned(p.child) };
     }

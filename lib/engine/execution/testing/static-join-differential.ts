@@ -42,15 +42,15 @@ const EVENT_ROWS = [
   { id: 6, region: 'eu', amount: 6, user: 'bob' },
 ];
 
-/** A static table a test file adds: its columns (long, INT-sized long or string) and rows. */
+/** A static table a test file adds: its columns (long, INT-sized long, double or string) and rows. */
 export interface DifferentialTable {
   name: string;
-  schema: { name: string; type: 'long' | 'string'; integral?: 32 }[];
+  schema: { name: string; type: 'long' | 'double' | 'string'; integral?: 32 }[];
   rows: Record<string, unknown>[];
 }
 
 /** A column's type in DuckDB's DDL. */
-const duckType = (f: DifferentialTable['schema'][number]) => (f.type === 'string' ? 'VARCHAR' : f.integral === 32 ? 'INTEGER' : 'BIGINT');
+const duckType = (f: DifferentialTable['schema'][number]) => (f.type === 'string' ? 'VARCHAR' : f.type === 'double' ? 'DOUBLE' : f.integral === 32 ? 'INTEGER' : 'BIGINT');
 
 /** Rows as sorted JSON texts, numbers rounded to 9 places, so that Weir's and DuckDB's compare. */
 const canon = (rows: Row[]): string[] =>

@@ -58,6 +58,12 @@ export function pruneColumns(plan: LogicalPlan, needed: Needed, applied: Optimiz
       const above = needed === null ? null : new Set([...needed].filter((c) => !own.has(c)));
       return { ...plan, child: pruneColumns(plan.child, plus(above, plan.groupBy), applied) };
     }
+    case 'Window': {
+      // The child's columns pass through beside the functions': those read above, and the specification's and arguments'.
+      const own = new Set(plan.functions.map((f) => f.name.toLowerCase()));
+      const above = needed === null ? null : new Set([...needed].filter((c) => !own.has(c)));
+      return { ...plan, child: pruneColumns(plan.child, plus(above, [...plan.partitionSpec, ...plan.orderSpec.map((o) => o.expr), ...plan.functions.flatMap((f) => f.args)]), applied) };
+    }
     case 'Generate': {
       // The child's columns pass through beside the generated ones: those read above, and the generator's.
       const generated = new Set(plan.output.map((o) => o.toLowerCase()));

@@ -137,6 +137,7 @@ export function foldConstants(plan: LogicalPlan, applied: OptimizerRuleApplicati
     case 'Deduplicate':
     case 'Expand':
     case 'Generate':
+    case 'Window':
     case 'Sort':
     case 'Limit':
       return { ...plan, child: foldConstants(plan.child, applied) };

@@ -86,6 +86,7 @@ export function pushDownPredicates(plan: LogicalPlan, applied: OptimizerRuleAppl
     case 'Deduplicate':
     case 'Expand':
     case 'Generate':
+    case 'Window':
     case 'Sort':
     case 'Limit':
       return { ...plan, child: pushDownPredicates(plan.child, applied) } as LogicalPlan;

@@ -1,0 +1,51 @@
+/**
+ * Window functions on a join's static side (Spark's Window over a batch plan): the everyday
+ * case, the newest row of a dimension per key, checked against DuckDB; the plan's Window node in
+ * the explain; Spark's result types; Spark's errors for a window it cannot run; and over a
+ * stream, Spark's refusal as before.
+ */
+import { describe, expect, it } from 'vitest';
+import { withErrorClass } from '../errors';
+import { validateJob } from '../spec/validate-job';
+import { EVENTS, staticJoinDifferential } from './testing/static-join-differential';
+
+const { same, weir } = staticJoinDifferential('window');
+
+/** The error a query is refused with (`[CLASS] message`), or '' where it runs. */
+const errorOf = async (sql: string) => weir(sql).then(() => '', (e: Error) => e.message);
+
+describe('window functions on a static side', () => {
+  it('the newest row of a dimension per key: row_number() … = 1, the plan\'s Window node shown', async () => {
+    const w = await same('SELECT e.id, d.weight FROM events e JOIN (SELECT region, weight, row_number() OVER (PARTITION BY region ORDER BY weight DESC) AS rn FROM regions) d ON e.region = d.region AND d.rn = 1');
+    expect(w.explain).toMatch(/Window \[row_number\(\) ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW AS __window_expression\d+\], \[region\], \[weight DESC NULLS LAST\]/);
+    // In a CTE, and through a WINDOW clause.
+    await same('WITH d AS (SELECT region, weight, rank() OVER w AS r FROM regions WINDOW w AS (PARTITION BY region ORDER BY weight)) SELECT e.id, d.weight, d.r FROM events e JOIN d ON e.region = d.region');
+  });
+
+  it('has Spark\'s result types: row_number, rank, ntile INT; percent_rank, cume_dist DOUBLE; count BIGINT; lag the argument\'s', async () => {
+    const w = await weir('SELECT e.id, d.* FROM events e JOIN (SELECT region, row_number() OVER (ORDER BY weight) AS rn, rank() OVER (ORDER BY weight) AS r, ntile(2) OVER (ORDER BY weight) AS nt, percent_rank() OVER (ORDER BY weight) AS pr, cume_dist() OVER (ORDER BY weight) AS cd, count(*) OVER () AS n, lag(weight) OVER (ORDER BY weight) AS lw FROM regions) d ON e.region = d.region');
+    const types = Object.fromEntries(w.schema.map((f) => [f.name, `${f.type}${f.integral ? `/${f.integral}` : ''}`]));
+    expect(types).toEqual({ id: 'long', region: 'string', rn: 'long/32', r: 'long/32', nt: 'long/32', pr: 'double', cd: 'double', n: 'long', lw: 'long/32' });
+  });
+
+  it('refuses with Spark\'s error classes what Spark refuses', async () => {
+    const side = (w: string) => `SELECT e.id FROM events e JOIN (SELECT region, ${w} AS x FROM regions) d ON e.region = d.region`;
+    expect(await errorOf(side('rank() OVER (PARTITION BY region)'))).toMatch(/^\[_LEGACY_ERROR_TEMP_1037\] Window function rank\(\) requires window to be ordered/);
+    expect(await errorOf(side('row_number() OVER (ORDER BY weight ROWS BETWEEN 1 PRECEDING AND CURRENT ROW)'))).toMatch(/^\[_LEGACY_ERROR_TEMP_1036\]/);
+    expect(await errorOf(side('count(*) OVER (ORDER BY weight RANGE BETWEEN 1 FOLLOWING AND 1 PRECEDING)'))).toMatch(/^\[DATATYPE_MISMATCH.SPECIFIED_WINDOW_FRAME_WRONG_COMPARISON\]/);
+    expect(await errorOf(side('count(*) OVER (PARTITION BY region RANGE BETWEEN CURRENT ROW AND 1 FOLLOWING)'))).toMatch(/^\[DATATYPE_MISMATCH.RANGE_FRAME_WITHOUT_ORDER\]/);
+    expect(await errorOf(side('count(*) OVER (ORDER BY weight, region RANGE BETWEEN CURRENT ROW AND 1 FOLLOWING)'))).toMatch(/^\[DATATYPE_MISMATCH.RANGE_FRAME_MULTI_ORDER\]/);
+    expect(await errorOf(side('count(*) OVER (ORDER BY region RANGE BETWEEN CURRENT ROW AND 1 FOLLOWING)'))).toMatch(/^\[DATATYPE_MISMATCH.RANGE_FRAME_INVALID_TYPE\]/);
+    expect(await errorOf(side('count(*) OVER (ORDER BY weight ROWS BETWEEN UNBOUNDED FOLLOWING AND 1 FOLLOWING)'))).toMatch(/^\[DATATYPE_MISMATCH.SPECIFIED_WINDOW_FRAME_INVALID_BOUND\]/);
+    expect(await errorOf(side('count(DISTINCT weight) OVER (PARTITION BY region)'))).toMatch(/^\[DISTINCT_WINDOW_FUNCTION_UNSUPPORTED\]/);
+    expect(await errorOf(side('upper(region) OVER (PARTITION BY region)'))).toMatch(/^\[UNSUPPORTED_EXPR_FOR_WINDOW\]/);
+  });
+
+  it('over a stream stays refused, as Spark refuses it (NON_TIME_WINDOW_NOT_SUPPORTED_IN_STREAMING)', () => {
+    const errors = validateJob({
+      name: 'w', source: { name: 'events', type: 'memory', options: { stream: 'w' }, schema: EVENTS },
+      sql: 'SELECT id, row_number() OVER (PARTITION BY region ORDER BY id) AS rn FROM events', sink: { type: 'memory', options: { table: 'w' } },
+    }).errors.map((e) => withErrorClass(e.message, e.errorClass)).join('\n');
+    expect(errors).toContain('[NON_TIME_WINDOW_NOT_SUPPORTED_IN_STREAMING] Window function is not supported in ROW_NUMBER()');
+  });
+});
