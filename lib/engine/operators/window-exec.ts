@@ -31,6 +31,8 @@ export interface WindowExecSpec {
   order: { eval: Evaluator; ascending: boolean; nullsFirst: boolean }[];
   /** The one ORDER BY key a RANGE frame with offsets reads, as a number. */
   rangeKey?: RangeKey;
+  /** A DATE or TIMESTAMP key plus calendar months (a RANGE offset of an INTERVAL YEAR TO MONTH). */
+  addMonths?: (key: number, months: number) => number;
   functions: CompiledWindowFunction[];
 }
 
@@ -133,7 +135,7 @@ export class WindowExec implements PhysicalOperator {
   private framed(f: CompiledWindowFunction, rows: Row[], keys: unknown[][], peers: { start: number[]; end: number[] }, ctx: OperatorContext): unknown[] {
     const n = rows.length;
     const out = new Array<unknown>(n);
-    const bounds = frameBounds(f.frame, keys, peers, this.spec.rangeKey, this.spec.order[0]?.ascending ?? true);
+    const bounds = frameBounds(f.frame, keys, peers, this.spec, this.spec.order[0]?.ascending ?? true);
     const agg = f.aggregate;
     const values = rows.map((r) => (agg ? (agg.arg ? agg.arg(r, ctx) : undefined) : f.input!(r, ctx)) ?? null);
     if (!agg) {
@@ -189,7 +191,7 @@ function peerGroups(keys: unknown[][]): { start: number[]; end: number[] } {
 }
 
 /** The frame of each row as [lo, hi) indexes of its sorted partition. */
-function frameBounds(frame: CompiledWindowFunction['frame'], keys: unknown[][], peers: { start: number[]; end: number[] }, rangeKey: RangeKey | undefined, ascending: boolean): (i: number) => [number, number] {
+function frameBounds(frame: CompiledWindowFunction['frame'], keys: unknown[][], peers: { start: number[]; end: number[] }, { rangeKey, addMonths }: WindowExecSpec, ascending: boolean): (i: number) => [number, number] {
   const n = keys.length;
   const clamp = (x: number) => Math.max(0, Math.min(n, x));
   if (frame.frameType === 'Rows') {
@@ -220,7 +222,8 @@ function frameBounds(frame: CompiledWindowFunction['frame'], keys: unknown[][], 
     if (b === 'UnboundedFollowing') return n;
     // A NULL key's frame bound is its peers' (the other NULLs), as Spark's RangeBoundOrdering.
     if (b === 'CurrentRow' || ks[i] === null || ks[i] === undefined) return isLower ? peers.start[i] : peers.end[i];
-    const edge = ascending ? ks[i]! + b.offset : ks[i]! - b.offset;
+    const step = ascending ? b.offset : -b.offset;
+    const edge = b.months && addMonths ? addMonths(ks[i]!, step) : ks[i]! + step;
     // Lower: the first key at or past the edge; upper: the first key beyond it.
     return isLower ? search((k) => (ascending ? k >= edge : k <= edge)) : search((k) => (ascending ? k > edge : k < edge));
   };

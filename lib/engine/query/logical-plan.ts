@@ -120,8 +120,8 @@ export type LogicalPlan =
    */
   | { kind: 'Window'; functions: WindowFunctionCall[]; partitionSpec: Expr[]; orderSpec: { expr: Expr; ascending: boolean; nullsFirst: boolean }[]; child: LogicalPlan };
 
-/** A frame's bound: a row count or RANGE offset is signed (negative: PRECEDING). */
-export type WindowFrameBound = 'UnboundedPreceding' | 'CurrentRow' | 'UnboundedFollowing' | { offset: number };
+/** A frame's bound: a row count or RANGE offset is signed (negative: PRECEDING); `months`: calendar months added to a DATE or TIMESTAMP key. */
+export type WindowFrameBound = 'UnboundedPreceding' | 'CurrentRow' | 'UnboundedFollowing' | { offset: number; months?: true };
 
 /** Spark's SpecifiedWindowFrame, resolved: a RANGE offset in the order key's units (ms for a timestamp, days for a date). */
 export interface WindowFrameSpec {

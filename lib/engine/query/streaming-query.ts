@@ -19,6 +19,7 @@ import { UnionExec } from '../operators/union-exec';
 import { WindowExec } from '../operators/window-exec';
 import { compileWindowFunction } from './window-functions';
 import { decimalToDouble } from './decimal';
+import { dateAddMonths, timestampAddMonths } from './interval-utils';
 import { MicroBatchScanExec } from '../operators/micro-batch-scan';
 import { compileExpression, type EvalContext, type Evaluator } from './expression-compiler';
 import { callsFunction, children, firstStreamingRelation, groupingId, isStateful, isStreamStreamJoin, nodeCallsFunction, relationOutput, scalarSubqueries, type LogicalPlan, type StreamingRelation } from './logical-plan';
@@ -286,7 +287,8 @@ export function planPhysical(plan: LogicalPlan, ops: PhysicalOperator[], statefu
       // A RANGE offset compares the one ORDER BY key by value: a DECIMAL's unscaled bigint, a BIGINT's bigint, as numbers.
       const rangeKey = key && (key.type === 'decimal' ? (v: unknown) => decimalToDouble(v as bigint, key.decimal!.scale) : (v: unknown) => Number(v));
       const out = [...schema, ...functions.map((f) => f.field)];
-      ops.push(new WindowExec({ partition: plan.partitionSpec.map((e) => compileExpression(e, schema).eval), order: order.map((o) => ({ eval: o.eval, ascending: o.ascending, nullsFirst: o.nullsFirst })), ...(rangeKey ? { rangeKey } : {}), functions }, out));
+      const addMonths = key?.type === 'date' ? dateAddMonths : key?.type === 'timestamp' ? timestampAddMonths : undefined;
+      ops.push(new WindowExec({ partition: plan.partitionSpec.map((e) => compileExpression(e, schema).eval), order: order.map((o) => ({ eval: o.eval, ascending: o.ascending, nullsFirst: o.nullsFirst })), ...(rangeKey ? { rangeKey } : {}), ...(addMonths ? { addMonths } : {}), functions }, out));
       return out;
     }
     // Every member listed, so that a new one is a lint error until it is handled here.

@@ -97,16 +97,17 @@ function resolveFrame(e: WindowExpression, fn: string, orderTypes: readonly Fiel
     const key = orderTypes[0].type;
     for (const v of values) {
       const ok = key === 'long' || key === 'double' || key === 'decimal' ? v.type === 'long' || v.type === 'double'
-        : key === 'date' ? v.type === 'long' && Number.isInteger(v.value)
-          : key === 'timestamp' && v.type === 'day_time_interval';
+        : key === 'date' ? (v.type === 'long' && Number.isInteger(v.value)) || v.type === 'year_month_interval'
+          : key === 'timestamp' && (v.type === 'day_time_interval' || v.type === 'year_month_interval');
       if (!ok) {
         throw mismatch('RANGE_FRAME_INVALID_TYPE', `The data type "${typeText(typeOfField(orderTypes[0]))}" used in the order specification does not match the data type "${v.type === 'long' ? 'INT' : v.type.toUpperCase()}" which is used in the range frame`, pos,
-          'A RANGE offset is a number for a numeric ORDER BY, days (an INT) for a DATE, an INTERVAL DAY TO SECOND for a TIMESTAMP');
+          'A RANGE offset is a number for a numeric ORDER BY, days (an INT) or an INTERVAL YEAR TO MONTH for a DATE, an INTERVAL for a TIMESTAMP');
       }
     }
   }
   // RANGE offsets in the key's units: a timestamp's milliseconds, from an interval's microseconds.
-  const resolved = (b: Written): WindowFrameBound => (typeof b !== 'object' ? b : { offset: b.type === 'day_time_interval' ? b.value / 1000 : b.value });
+  // An INTERVAL YEAR TO MONTH's months are added to the key as calendar months.
+  const resolved = (b: Written): WindowFrameBound => (typeof b !== 'object' ? b : { offset: b.type === 'day_time_interval' ? b.value / 1000 : b.value, ...(b.type === 'year_month_interval' ? { months: true as const } : {}) });
   const frame: WindowFrameSpec = { frameType: written.frameType, lower: resolved(lower), upper: resolved(upper) };
   if ((RANKING.has(fn) || OFFSET.has(fn)) && !(frame.frameType === 'Rows' && frame.lower === 'UnboundedPreceding' && frame.upper === 'CurrentRow')) {
     throw new SqlValidationError(`Window Frame ${e.frame} must match the required frame ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW of ${fn}(). Leave the frame out`, pos, 'window frame', '_LEGACY_ERROR_TEMP_1036');
