@@ -133,6 +133,8 @@ export class ExpressionBuilder {
 
   /** Plans a scalar subquery `(SELECT …)` (query-planner.ts); unset, one is refused. */
   scalarSubquery?: (plan: UnresolvedPlan, pos: SqlPosition | undefined) => Expr;
+  /** Building a batch plan's expressions (a static side), where a window function runs in a select list only. */
+  batch = false;
 
   /**
    * Spark's lateral column aliases (3.4+): while a select list is built, the earlier items'
@@ -495,6 +497,10 @@ export class ExpressionBuilder {
     }
     const name = (e.child.kind === 'UnresolvedFunction' ? e.child.nameParts.join('.') : 'window').toUpperCase();
     const text = this.sql.slice(e.pos.start, e.pos.end);
+    if (this.batch) {
+      return notSupportedYet(`The window function ${text} here`, lineColumn(e.pos),
+        'a static side runs window functions in the select list of a SELECT without GROUP BY: compute it in a subquery, then filter, group or aggregate over its column');
+    }
     const spec = e.definition ?? windowSpecText(text);
     return new SqlValidationError(
       `Window function is not supported in ${name}() (as column \`${alias ?? text}\`) on streaming DataFrames/Datasets. ` +

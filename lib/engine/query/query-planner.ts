@@ -587,6 +587,8 @@ class QueryPlanner {
       if (lv.qualifier) qualifiers.push(lv.qualifier);
     }
     const builder = this.builder(qualifiers, schema, from.scope);
+    const windowIn = where && this.staticLeaves ? someExpression(where, (x) => x.kind === 'UnresolvedWindowExpression') : false;
+    if (windowIn) throw new SqlValidationError('It is not allowed to use window functions inside WHERE clause. Compute it in a subquery and filter on its column', lineColumn(where!.pos), 'WHERE', '_LEGACY_ERROR_TEMP_1034');
     if (where) {
       // WHERE window(…): the rows expanded into their windows, filtered, and the column dropped
       // again (Spark resolves the select list's * before TimeWindowing adds it).
@@ -664,6 +666,7 @@ class QueryPlanner {
     const builder = new ExpressionBuilder({ qualifiers: new Set(qualifiers.map((q) => q.toLowerCase())), columns: new Set(schema.map((f) => f.name.toLowerCase())), ...scope, metadataColumn: this.metadataColumn && scope?.metadataColumn !== false }, this.sql);
     const ctes = this.ctes;
     builder.scalarSubquery = (u, pos) => this.scalarSubquery(u, pos, ctes, qualifiers, schema);
+    builder.batch = this.staticLeaves;
     return builder;
   }
 
