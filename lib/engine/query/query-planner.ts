@@ -526,6 +526,8 @@ class QueryPlanner {
       having = u.havingCondition;
       u = u.child;
     }
+    const overAggregation = this.windowsOverAggregation(u, having, distinct, sort);
+    if (overAggregation) return this.selectBlock(overAggregation.plan, ctes, overAggregation.sort);
     if (having && u.kind === 'Aggregate') {
       const rewritten = this.correlatedHavingAsWhere(u, having, distinct);
       if (rewritten) return this.selectBlock(rewritten, ctes, sort);
@@ -648,6 +650,63 @@ class QueryPlanner {
     const windowed = this.timeWindowing(items, schema, plan, builder);
     if (windowed) return this.project(items.map(withWindowColumn), qualifiers, schema, windowed.plan, this.builder(qualifiers, windowed.schema, from.scope), from.scope, sort);
     return this.project(items, qualifiers, schema, plan, builder, from.scope, sort);
+  }
+
+  /**
+   * Window functions over an aggregation's output in a batch plan (`SELECT k, sum(v), rank() OVER
+   * (ORDER BY sum(v)) FROM t GROUP BY k`): Spark's Window above the Aggregate. Written here as that
+   * query: `SELECT <items> FROM (SELECT <grouping expressions>, <aggregates> FROM … GROUP BY …
+   * [HAVING …]) w`, each grouping expression and aggregate call of the items (inside a window
+   * expression's arguments, PARTITION BY and ORDER BY too) read as the inner query's column.
+   * Undefined where the SELECT does not aggregate, has no window expression, or is DISTINCT.
+   */
+  private windowsOverAggregation(u: UnresolvedPlan, having: Expression | undefined, distinct: boolean, sort?: SortClause): { plan: UnresolvedPlan; sort?: SortClause } | undefined {
+    if (!this.staticLeaves || distinct || (u.kind !== 'Aggregate' && u.kind !== 'Project')) return undefined;
+    const items = u.kind === 'Aggregate' ? u.aggregateExpressions : u.projectList;
+    const grouping = u.kind === 'Aggregate' ? u.groupingExpressions : [];
+    if (!items.some(hasWindowExpression) || grouping.some((g) => g.kind === 'GroupingAnalytics') || items.some((i) => i.kind === 'UnresolvedStar')) return undefined;
+    const aggregateCall = (x: Expression) => x.kind === 'UnresolvedFunction' && x.nameParts.length === 1 && isAggregateFunctionName(x.nameParts[0]);
+    // An aggregate in a window's arguments or specification (`rank() OVER (ORDER BY sum(v))`)
+    // makes an aggregation of the SELECT too; the window's own function does not.
+    const windowReadsAggregate = items.some((i) => someExpression(i, (x) => x.kind === 'UnresolvedWindowExpression'
+      && [...(x.child.kind === 'UnresolvedFunction' ? x.child.arguments : [x.child]), ...x.partitionSpec, ...x.orderSpec.map((o) => o.child)].some((y) => someExpression(y, aggregateCall))));
+    if (!isAggregation({ items, grouping, ...(having ? { having } : {}), distinct, pos: u.pos }) && !windowReadsAggregate) return undefined;
+    const pos = u.pos;
+    const alias = '__window_input';
+    const hidden: Expression[] = [];
+    const keyOf = (e: Expression) => expressionSql(e).toLowerCase();
+    const groups = new Map(grouping.map((g, i) => [keyOf(g), `__window_group${i}`]));
+    grouping.forEach((g, i) => hidden.push({ kind: 'Alias', child: g, name: `__window_group${i}`, pos }));
+    const aggregates = new Map<string, string>();
+    const column = (name: string): Expression => ({ kind: 'UnresolvedAttribute', nameParts: [alias, name], pos });
+    const over = (e: Expression): Expression => mapExpression(e, (x) => {
+      if (x.kind === 'UnresolvedWindowExpression') {
+        const f = x.child;
+        const child = f.kind === 'UnresolvedFunction' ? { ...f, arguments: f.arguments.map(over) } : over(f);
+        return { ...x, child, partitionSpec: x.partitionSpec.map(over), orderSpec: x.orderSpec.map((o) => ({ ...o, child: over(o.child) })) };
+      }
+      const group = x.kind === 'Literal' ? undefined : groups.get(keyOf(x));
+      if (group) return column(group);
+      if (x.kind === 'UnresolvedFunction' && aggregateCall(x)) {
+        let name = aggregates.get(keyOf(x));
+        if (!name) {
+          name = `__window_aggregate${aggregates.size}`;
+          aggregates.set(keyOf(x), name);
+          hidden.push({ kind: 'Alias', child: x, name, pos: x.pos });
+        }
+        return column(name);
+      }
+      return undefined;
+    });
+    const outer = items.map((item): Expression => {
+      if (item.kind === 'Alias') return { ...item, child: over(item.child) };
+      const name = item.kind === 'UnresolvedAttribute' ? item.nameParts[item.nameParts.length - 1] : expressionSql(item);
+      return { kind: 'Alias', child: over(item), name, pos: item.pos };
+    });
+    let inner: UnresolvedPlan = u.kind === 'Aggregate' ? { ...u, aggregateExpressions: hidden } : { kind: 'Aggregate', groupingExpressions: [], aggregateExpressions: hidden, child: u.child, pos };
+    if (having) inner = { kind: 'UnresolvedHaving', havingCondition: having, child: inner, pos };
+    const plan: UnresolvedPlan = { kind: 'Project', projectList: outer, child: { kind: 'SubqueryAlias', alias, child: inner, pos }, pos };
+    return { plan, ...(sort ? { sort: { ...sort, order: sort.order.map((o) => ({ ...o, child: over(o.child) })) } } : {}) };
   }
 
   /** Spark's TimeWindowing (time-windowing.ts): a Generate of the clause's window(…) over `plan`, or undefined without one. */
