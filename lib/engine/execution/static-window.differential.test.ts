@@ -65,13 +65,15 @@ describe('window functions on a static side, as DuckDB runs them over random tab
   }
 });
 
-describe('window functions over an aggregation (Spark\'s Window above the Aggregate), and their column read by ORDER BY and IN', () => {
+describe('window functions over an aggregation (Spark\'s Window above the Aggregate), under DISTINCT, and their column read by ORDER BY and IN', () => {
   const { weir, duckRows, seed } = runs[0];
   const cases = [
     'SELECT e.id AS stream_id, x.* FROM events e JOIN (SELECT 1 AS one, k, sum(v) AS total, rank() OVER (ORDER BY sum(v) DESC) AS r, sum(sum(v)) OVER (ORDER BY k) AS running, CAST(count(*) AS DOUBLE) / sum(count(*)) OVER () AS share FROM dims GROUP BY k) x ON e.id = x.one',
     'SELECT e.id AS stream_id, x.* FROM events e JOIN (SELECT 1 AS one, k, ts, max(v) AS m, row_number() OVER (PARTITION BY k ORDER BY max(v) DESC, ts) AS rn FROM dims GROUP BY k, ts HAVING count(*) > 1) x ON e.id = x.one',
     'SELECT e.id AS stream_id, x.* FROM events e JOIN (SELECT 1 AS one, id, v, dense_rank() OVER (PARTITION BY k ORDER BY v DESC) AS dr FROM dims ORDER BY dr, id LIMIT 7) x ON e.id = x.one',
     'SELECT e.id FROM events e WHERE e.amount IN (SELECT v FROM (SELECT v, row_number() OVER (PARTITION BY k ORDER BY id) AS rn FROM dims) WHERE rn = 1)',
+    // The latest value per key, each key once: DISTINCT above the Window.
+    'SELECT e.id AS stream_id, x.* FROM events e JOIN (SELECT DISTINCT 1 AS one, k, first_value(v) OVER (PARTITION BY k ORDER BY id DESC) AS latest FROM dims) x ON e.id = x.one',
   ];
   for (const [i, sql] of cases.entries()) {
     it(`case ${i + 1} (seed ${seed})`, async () => {

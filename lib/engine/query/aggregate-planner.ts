@@ -42,7 +42,7 @@ const isAggregateCall = (e: Expression): e is Call =>
  * An aggregate call outside a window expression: `sum(x) OVER (…)` is a window function (refused
  * on a stream), which makes no aggregation of its SELECT.
  */
-const containsAggregate = (e: Expression): boolean => someExpression(e, isAggregateCall, (x) => x.kind !== 'UnresolvedWindowExpression');
+export const containsAggregate = (e: Expression): boolean => someExpression(e, isAggregateCall, (x) => x.kind !== 'UnresolvedWindowExpression');
 
 /** A select list, GROUP BY, HAVING and DISTINCT of one SELECT, as the front end parsed them. */
 export interface AggregationClauses {

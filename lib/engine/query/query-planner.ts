@@ -27,7 +27,7 @@ import { BooleanType, IntegerType, LongType, type DataType } from './parser/data
 import { parseDataType } from './parser/data-type-parser';
 import { outputSchema, resolveSubquery, type Resolved } from './resolved-plan';
 import { conjunctionOf, splitConjunctivePredicates, type BinaryOp, type Expression, type LogicalPlan as UnresolvedPlan, type Position } from './parser/unresolved-plan';
-import { buildAggregation, buildSortAndLimit, isAggregation, isDistinctOverAggregation, missingSortReferences, sortOverMissingReferences, type SortClause } from './aggregate-planner';
+import { buildAggregation, buildSortAndLimit, containsAggregate, isAggregation, isDistinctOverAggregation, missingSortReferences, sortOverMissingReferences, type SortClause } from './aggregate-planner';
 import { isAggregateFunctionName } from './aggregate-functions';
 import { buildStreamStaticJoin } from './join-planner';
 import { planPivot } from './pivot-planner';
@@ -661,10 +661,18 @@ class QueryPlanner {
    * Undefined where the SELECT does not aggregate, has no window expression, or is DISTINCT.
    */
   private windowsOverAggregation(u: UnresolvedPlan, having: Expression | undefined, distinct: boolean, sort?: SortClause): { plan: UnresolvedPlan; sort?: SortClause } | undefined {
-    if (!this.staticLeaves || distinct || (u.kind !== 'Aggregate' && u.kind !== 'Project')) return undefined;
+    if (!this.staticLeaves || (u.kind !== 'Aggregate' && u.kind !== 'Project')) return undefined;
     const items = u.kind === 'Aggregate' ? u.aggregateExpressions : u.projectList;
     const grouping = u.kind === 'Aggregate' ? u.groupingExpressions : [];
-    if (!items.some(hasWindowExpression) || grouping.some((g) => g.kind === 'GroupingAnalytics') || items.some((i) => i.kind === 'UnresolvedStar')) return undefined;
+    if (!items.some(hasWindowExpression) || grouping.some((g) => g.kind === 'GroupingAnalytics')) return undefined;
+    if (distinct && u.kind === 'Project' && !having && !items.some(containsAggregate)) {
+      // SELECT DISTINCT over window functions (`SELECT DISTINCT k, first_value(v) OVER (PARTITION BY k
+      // ORDER BY ts DESC)`): Spark's Distinct above the Window, the rows of that SELECT made distinct.
+      const pos = u.pos;
+      const windowed: UnresolvedPlan = { kind: 'SubqueryAlias', alias: '__window_distinct', child: u, pos };
+      return { plan: { kind: 'Distinct', child: { kind: 'Project', projectList: [{ kind: 'UnresolvedStar', pos }], child: windowed, pos }, pos }, ...(sort ? { sort } : {}) };
+    }
+    if (distinct || items.some((i) => i.kind === 'UnresolvedStar')) return undefined;
     const aggregateCall = (x: Expression) => x.kind === 'UnresolvedFunction' && x.nameParts.length === 1 && isAggregateFunctionName(x.nameParts[0]);
     // An aggregate in a window's arguments or specification (`rank() OVER (ORDER BY sum(v))`)
     // makes an aggregation of the SELECT too; the window's own function does not.
