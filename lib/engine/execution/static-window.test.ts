@@ -52,10 +52,14 @@ describe('window functions on a static side', () => {
   });
 
   it('over a stream stays refused, as Spark refuses it (NON_TIME_WINDOW_NOT_SUPPORTED_IN_STREAMING)', () => {
-    const errors = validateJob({
+    const refused = (sql: string) => validateJob({
       name: 'w', source: { name: 'events', type: 'memory', options: { stream: 'w' }, schema: EVENTS },
-      sql: 'SELECT id, row_number() OVER (PARTITION BY region ORDER BY id) AS rn FROM events', sink: { type: 'memory', options: { table: 'w' } },
+      sql, sink: { type: 'memory', options: { table: 'w' } },
     }).errors.map((e) => withErrorClass(e.message, e.errorClass)).join('\n');
-    expect(errors).toContain('[NON_TIME_WINDOW_NOT_SUPPORTED_IN_STREAMING] Window function is not supported in ROW_NUMBER()');
+    expect(refused('SELECT id, row_number() OVER (PARTITION BY region ORDER BY id) AS rn FROM events')).toContain('[NON_TIME_WINDOW_NOT_SUPPORTED_IN_STREAMING] Window function is not supported in ROW_NUMBER()');
+    // A CTE or subquery over the stream (planned as a CTE is, whatever it reads), in WHERE, or over its aggregation.
+    expect(refused('WITH x AS (SELECT id, rank() OVER (ORDER BY id) AS r FROM events) SELECT * FROM x')).toContain('[NON_TIME_WINDOW_NOT_SUPPORTED_IN_STREAMING]');
+    expect(refused('WITH x AS (SELECT DISTINCT region, first_value(id) OVER (PARTITION BY region ORDER BY id) AS f FROM events) SELECT * FROM x')).toContain('[NON_TIME_WINDOW_NOT_SUPPORTED_IN_STREAMING]');
+    expect(refused('WITH x AS (SELECT region, rank() OVER (ORDER BY count(*)) AS r FROM events GROUP BY region) SELECT * FROM x')).toContain('[NON_TIME_WINDOW_NOT_SUPPORTED_IN_STREAMING]');
   });
 });

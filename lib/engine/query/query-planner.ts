@@ -212,6 +212,11 @@ class QueryPlanner {
   private correlatedIds = 0;
   /** Numbers the columns of window expressions (window-functions.ts). */
   private windowIds = 0;
+  /**
+   * The SELECT being planned reads static tables only, in a batch plan: its window functions run
+   * (a CTE is planned with staticLeaves whatever it reads; one over a stream refuses them).
+   */
+  private batchSelect = false;
   /** The row columns of output names a select list repeats (duplicateColumn), each with its select item's position. */
   readonly repeatedNames = new Map<string, SqlPosition | undefined>();
 
@@ -506,11 +511,13 @@ class QueryPlanner {
   /** One SELECT: [DISTINCT] select list or aggregation [HAVING] over WHERE over LATERAL VIEWs over FROM. */
   private select(u: UnresolvedPlan, ctes: ReadonlyMap<string, LogicalPlan>, sort?: SortClause): LogicalPlan {
     const before = this.ctes;
+    const batchBefore = this.batchSelect;
     this.ctes = ctes;
     try {
       return this.repeatsMarked(this.selectBlock(u, ctes, sort));
     } finally {
       this.ctes = before;
+      this.batchSelect = batchBefore;
     }
   }
 
@@ -526,7 +533,7 @@ class QueryPlanner {
       having = u.havingCondition;
       u = u.child;
     }
-    const overAggregation = this.windowsOverAggregation(u, having, distinct, sort);
+    const overAggregation = this.windowsOverAggregation(u, ctes, having, distinct, sort);
     if (overAggregation) return this.selectBlock(overAggregation.plan, ctes, overAggregation.sort);
     if (having && u.kind === 'Aggregate') {
       const rewritten = this.correlatedHavingAsWhere(u, having, distinct);
@@ -567,6 +574,7 @@ class QueryPlanner {
     }
 
     const from = this.from(child, ctes);
+    this.batchSelect = this.staticLeaves && !firstStreamingRelation(from.plan);
     let plan = from.plan;
     let schema = from.schema;
     const qualifiers = [...from.qualifiers];
@@ -589,7 +597,7 @@ class QueryPlanner {
       if (lv.qualifier) qualifiers.push(lv.qualifier);
     }
     const builder = this.builder(qualifiers, schema, from.scope);
-    const windowIn = where && this.staticLeaves ? someExpression(where, (x) => x.kind === 'UnresolvedWindowExpression') : false;
+    const windowIn = where && this.batchSelect ? someExpression(where, (x) => x.kind === 'UnresolvedWindowExpression') : false;
     if (windowIn) throw new SqlValidationError('It is not allowed to use window functions inside WHERE clause. Compute it in a subquery and filter on its column', lineColumn(where!.pos), 'WHERE', '_LEGACY_ERROR_TEMP_1034');
     if (where) {
       // WHERE window(…): the rows expanded into their windows, filtered, and the column dropped
@@ -642,7 +650,7 @@ class QueryPlanner {
     }
     // Window functions in a batch plan's select list (Spark's ExtractWindowExpressions): Window
     // nodes over the rows, the select list reading their columns.
-    if (this.staticLeaves && items.some(hasWindowExpression)) {
+    if (this.batchSelect && items.some(hasWindowExpression)) {
       const extracted = extractWindowExpressions(items, plan, schema, builder, () => this.windowIds++);
       const { plan: windowPlan, output } = this.resolved(extracted.plan);
       return this.project(extracted.items, qualifiers, output, windowPlan, this.builder(qualifiers, output, from.scope), from.scope, sort);
@@ -660,8 +668,8 @@ class QueryPlanner {
    * expression's arguments, PARTITION BY and ORDER BY too) read as the inner query's column.
    * Undefined where the SELECT does not aggregate, has no window expression, or is DISTINCT.
    */
-  private windowsOverAggregation(u: UnresolvedPlan, having: Expression | undefined, distinct: boolean, sort?: SortClause): { plan: UnresolvedPlan; sort?: SortClause } | undefined {
-    if (!this.staticLeaves || (u.kind !== 'Aggregate' && u.kind !== 'Project')) return undefined;
+  private windowsOverAggregation(u: UnresolvedPlan, ctes: ReadonlyMap<string, LogicalPlan>, having: Expression | undefined, distinct: boolean, sort?: SortClause): { plan: UnresolvedPlan; sort?: SortClause } | undefined {
+    if (!this.staticLeaves || (u.kind !== 'Aggregate' && u.kind !== 'Project') || !this.readsStaticTablesOnly(u, ctes)) return undefined;
     const items = u.kind === 'Aggregate' ? u.aggregateExpressions : u.projectList;
     const grouping = u.kind === 'Aggregate' ? u.groupingExpressions : [];
     if (!items.some(hasWindowExpression) || grouping.some((g) => g.kind === 'GroupingAnalytics')) return undefined;
@@ -733,7 +741,7 @@ class QueryPlanner {
     const builder = new ExpressionBuilder({ qualifiers: new Set(qualifiers.map((q) => q.toLowerCase())), columns: new Set(schema.map((f) => f.name.toLowerCase())), ...scope, metadataColumn: this.metadataColumn && scope?.metadataColumn !== false }, this.sql);
     const ctes = this.ctes;
     builder.scalarSubquery = (u, pos) => this.scalarSubquery(u, pos, ctes, qualifiers, schema);
-    builder.batch = this.staticLeaves;
+    builder.batch = this.batchSelect;
     return builder;
   }
 

@@ -84,7 +84,8 @@ function resolveFrame(e: WindowExpression, fn: string, orderTypes: readonly Fiel
   const lower = bound(written.lower, 'lower');
   const upper = bound(written.upper, 'upper');
   if (lower === 'UnboundedFollowing' || upper === 'UnboundedPreceding') {
-    throw mismatch('SPECIFIED_WINDOW_FRAME_INVALID_BOUND', `Window frame upper bound ${expressionSql(e)} does not follow the lower bound`, pos, 'Write the lower bound first: BETWEEN UNBOUNDED PRECEDING AND … or BETWEEN … AND UNBOUNDED FOLLOWING');
+    const text = (b: Written) => (typeof b === 'object' ? `${Math.abs(b.value)} ${b.value < 0 ? 'PRECEDING' : 'FOLLOWING'}` : b.replace(/([a-z])([A-Z])/g, '$1 $2').toUpperCase());
+    throw mismatch('SPECIFIED_WINDOW_FRAME_INVALID_BOUND', `Window frame upper bound ${text(upper)} does not follow the lower bound ${text(lower)}`, pos, 'Write the lower bound first: BETWEEN UNBOUNDED PRECEDING AND … or BETWEEN … AND UNBOUNDED FOLLOWING');
   }
   const at = (b: Written) => (b === 'UnboundedPreceding' ? -Infinity : b === 'UnboundedFollowing' ? Infinity : b === 'CurrentRow' ? 0 : b.value);
   if (typeof lower === 'object' && typeof upper === 'object' && at(lower) > at(upper)) {
