@@ -22,6 +22,11 @@ describe('window functions on a static side', () => {
     await same('WITH d AS (SELECT region, weight, rank() OVER w AS r FROM regions WINDOW w AS (PARTITION BY region ORDER BY weight)) SELECT e.id, d.weight, d.r FROM events e JOIN d ON e.region = d.region');
   });
 
+  it('over a join of static tables, and in a scalar subquery', async () => {
+    await same('SELECT e.id, x.user, x.rn FROM events e JOIN (SELECT r.region, b.user, row_number() OVER (PARTITION BY r.region ORDER BY b.user, r.weight) AS rn FROM regions r JOIN blocked b ON r.region = b.region) x ON e.region = x.region');
+    await same('SELECT e.id, (SELECT max(rn) FROM (SELECT row_number() OVER (ORDER BY weight) AS rn FROM regions)) AS n FROM events e');
+  });
+
   it('RANGE offsets of an interval: calendar months added to a DATE (Jan 31 + 1 month is Feb 29), days to a TIMESTAMP', async () => {
     const dates = "(DATE '2024-01-31'), (DATE '2024-02-29'), (DATE '2024-03-01'), (DATE '2024-04-01'), (NULL)";
     const q = (from: string) => `SELECT e.id, CAST(x.d AS STRING) AS ds, x.n, x.m FROM events e JOIN (SELECT 1 AS one, d, count(*) OVER (ORDER BY d RANGE BETWEEN CURRENT ROW AND INTERVAL '1' MONTH FOLLOWING) AS n, count(*) OVER (ORDER BY CAST(d AS TIMESTAMP) DESC RANGE BETWEEN INTERVAL '2' DAY PRECEDING AND CURRENT ROW) AS m FROM ${from}) x ON e.id = x.one`;
