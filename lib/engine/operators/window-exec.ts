@@ -9,10 +9,11 @@
  * - nth_value and the aggregates: over the row's frame, ROWS (by position) or RANGE (by the ORDER
  *   BY's value, CURRENT ROW meaning the row's peers). A frame that starts at the partition's first
  *   row only grows, and is folded once in a pass (Spark's UnboundedPrecedingWindowFunctionFrame);
- *   the whole partition once; any other is folded again for each row (Spark's sliding frame
- *   re-adds too where it cannot retract).
+ *   one that ends at its last row is folded once backwards where the aggregate's order does not
+ *   matter (count, exact sums, min, max); any other is folded again for each row (Spark's
+ *   sliding and unbounded-following frames re-add too where they cannot retract).
  */
-import { update } from '../query/aggregate-functions';
+import { foldsInAnyOrder, update } from '../query/aggregate-functions';
 import type { Evaluator } from '../query/expression-compiler';
 import { compareValues, sqlEquals } from '../query/ordering';
 import { encodeKey } from '../state/state-value-codec';
@@ -154,6 +155,18 @@ export class WindowExec implements PhysicalOperator {
     }
     const { fn } = agg;
     const growing = f.frame.lower === 'UnboundedPreceding';
+    if (!growing && f.frame.upper === 'UnboundedFollowing' && foldsInAnyOrder(fn)) {
+      // The frame only shrinks from its start: folded from the partition's last row backwards,
+      // each row's frame the one after it plus the rows it starts earlier.
+      let buffer = fn.init();
+      let from = n;
+      for (let i = n - 1; i >= 0; i--) {
+        const [lo] = bounds(i);
+        while (from > lo) buffer = update(fn.op, buffer, values[--from]);
+        out[i] = fn.result(buffer);
+      }
+      return out;
+    }
     let buffer = fn.init();
     let folded = 0;
     for (let i = 0; i < n; i++) {

@@ -146,6 +146,20 @@ export function isMergeable(fn: AggregateFunction): boolean {
 }
 
 /**
+ * Whether folding a set of values into `fn`'s buffer in any order gives the one result: count,
+ * the exact sums (BIGINT, DECIMAL) and avg of a DECIMAL, min and max. A window frame that ends at
+ * the partition's last row is folded from that row backwards (window-exec.ts) for these.
+ */
+export function foldsInAnyOrder(fn: AggregateFunction): boolean {
+  if (!isCore(fn.op)) return false;
+  switch (fn.op) {
+    case COUNT_STAR: case COUNT: case SUM_LONG: case SUM_DECIMAL: case AVG_DECIMAL: case MIN: case MAX: return true;
+    case SUM: case AVG: case APPROX_COUNT_DISTINCT: case SUM_DAY_TIME: case SUM_YEAR_MONTH: case AVG_DAY_TIME: case AVG_YEAR_MONTH:
+    case TRY_SUM_DAY_TIME: case TRY_SUM_YEAR_MONTH: case TRY_AVG_DAY_TIME: case TRY_AVG_YEAR_MONTH: return false;
+  }
+}
+
+/**
  * Spark's AggregateFunction.merge: buffer `p` (of rows after those of `b`) merged into `b`, for
  * a function isMergeable says so of; returns the new buffer (`b` may be changed in place).
  */
