@@ -37,7 +37,7 @@ import { positionalArguments } from './named-arguments';
 import { checkSqlLimits, tooDeep } from './sql-limits';
 import { timeWindowIn, WINDOW_COLUMN, windowInsideAnItem, withWindowColumn } from './time-windowing';
 import { staticTableName, VALUES_TABLE, type StaticTableSpec } from '../operators/stream-static-join';
-import { extractWindowExpressions, hasWindowExpression, WINDOW_COLUMN_PREFIX } from './window-functions';
+import { extractWindowExpressions, hasWindowExpression, WINDOW_COLUMN_PREFIX, windowInsideAggregate } from './window-functions';
 import type { Schema } from '../types';
 
 /** What FROM gives the rest of a SELECT: the plan, its columns, and the names that qualify them. */
@@ -704,6 +704,7 @@ class QueryPlanner {
       const group = x.kind === 'Literal' ? undefined : groups.get(keyOf(x));
       if (group) return column(group);
       if (x.kind === 'UnresolvedFunction' && aggregateCall(x)) {
+        if (hasWindowExpression(x)) throw windowInsideAggregate(x.pos);
         let name = aggregates.get(keyOf(x));
         if (!name) {
           name = `__window_aggregate${aggregates.size}`;

@@ -21,7 +21,7 @@ import { isAggregateFunctionName } from './aggregate-functions';
 import { expressionSql } from './parser/expression-sql';
 import { mapExpression, someExpression } from './parser/expression-tree';
 import type { Expression, FrameBound } from './parser/unresolved-plan';
-import { SqlValidationError } from './sql-error';
+import { notSupportedYet, SqlValidationError } from './sql-error';
 import { compileAggregateCall } from './stateful-planner';
 
 /** Spark's ranking functions (RankLike, RowNumber, NTile, CumeDist): ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW, an ORDER BY needed. */
@@ -33,6 +33,10 @@ const WINDOW_ONLY = new Set([...RANKING, ...OFFSET, 'nth_value']);
 const FIRST_LAST = new Set(['first', 'first_value', 'last', 'last_value', 'any_value']);
 
 type WindowExpression = Extract<Expression, { kind: 'UnresolvedWindowExpression' }>;
+
+/** Spark's error for `sum(rank() OVER …)`, a window function inside an aggregate's (or a window function's) arguments. */
+export const windowInsideAggregate = (pos: Expression['pos']) =>
+  new SqlValidationError('It is not allowed to use a window function inside an aggregate function. Please use the inner window function in a sub-query.', lineColumn(pos), 'window function', '_LEGACY_ERROR_TEMP_1031');
 
 /** Whether an expression holds a window expression (`f(…) OVER …`). */
 export const hasWindowExpression = (e: Expression): boolean => someExpression(e, (x) => x.kind === 'UnresolvedWindowExpression');
@@ -154,7 +158,9 @@ export function extractWindowExpressions(items: readonly Expression[], child: Lo
     if (f.isDistinct) {
       throw new SqlValidationError(`[DISTINCT_WINDOW_FUNCTION_UNSUPPORTED] Distinct window functions are not supported: ${expressionSql(e)}. Aggregate the distinct values in a subquery and join them`, lineColumn(e.pos), 'window function', 'DISTINCT_WINDOW_FUNCTION_UNSUPPORTED');
     }
-    if (f.filter || f.orderingWithinGroup) throw new SqlValidationError(`${expressionSql(f)}: FILTER and WITHIN GROUP are not supported in a window function; filter the rows in a subquery`, lineColumn(e.pos), 'window function');
+    if (f.arguments.some(hasWindowExpression)) throw windowInsideAggregate(f.pos);
+    if (f.filter) throw new SqlValidationError('window aggregate function with filter predicate is not supported yet. Filter the rows in a subquery, or aggregate a CASE WHEN … END', lineColumn(e.pos), 'window function', '_LEGACY_ERROR_TEMP_1030');
+    if (f.orderingWithinGroup) throw notSupportedYet(`${expressionSql(f)} over a window`, lineColumn(e.pos), 'percentile_cont and percentile_disc run in GROUP BY');
     const partitionSpec = e.partitionSpec.map((p) => builder.build(p));
     const orderSpec = e.orderSpec.map((o) => ({ expr: builder.build(o.child), ascending: o.direction === 'Ascending', nullsFirst: o.nullOrdering === 'NullsFirst' }));
     const orderTypes = orderSpec.map((o) => fieldOfType('k', typeOfCompiled(compileExpression(o.expr, schema))));
