@@ -22,9 +22,12 @@ describe('window functions on a static side', () => {
     await same('WITH d AS (SELECT region, weight, rank() OVER w AS r FROM regions WINDOW w AS (PARTITION BY region ORDER BY weight)) SELECT e.id, d.weight, d.r FROM events e JOIN d ON e.region = d.region');
   });
 
-  it('over a join of static tables, and in a scalar subquery', async () => {
+  it('over a join of static tables, in a scalar subquery, beside *', async () => {
     await same('SELECT e.id, x.user, x.rn FROM events e JOIN (SELECT r.region, b.user, row_number() OVER (PARTITION BY r.region ORDER BY b.user, r.weight) AS rn FROM regions r JOIN blocked b ON r.region = b.region) x ON e.region = x.region');
     await same('SELECT e.id, (SELECT max(rn) FROM (SELECT row_number() OVER (ORDER BY weight) AS rn FROM regions)) AS n FROM events e');
+    // `*` beside a window function: the table's columns, not the Window's own.
+    const w = await same('SELECT e.id, d.* FROM events e JOIN (SELECT *, rank() OVER (PARTITION BY region ORDER BY weight) AS r FROM regions) d ON e.region = d.region');
+    expect(w.schema.map((f) => f.name)).toEqual(['id', 'region', 'weight', 'tags', 'r']);
   });
 
   it('RANGE offsets of an interval: calendar months added to a DATE (Jan 31 + 1 month is Feb 29), days to a TIMESTAMP', async () => {
