@@ -41,6 +41,11 @@ describe('window functions on a static side', () => {
     const w = await weir('SELECT e.id, d.* FROM events e JOIN (SELECT region, row_number() OVER (ORDER BY weight) AS rn, rank() OVER (ORDER BY weight) AS r, ntile(2) OVER (ORDER BY weight) AS nt, percent_rank() OVER (ORDER BY weight) AS pr, cume_dist() OVER (ORDER BY weight) AS cd, count(*) OVER () AS n, lag(weight) OVER (ORDER BY weight) AS lw FROM regions) d ON e.region = d.region');
     const types = Object.fromEntries(w.schema.map((f) => [f.name, `${f.type}${f.integral ? `/${f.integral}` : ''}`]));
     expect(types).toEqual({ id: 'long', region: 'string', rn: 'long/32', r: 'long/32', nt: 'long/32', pr: 'double', cd: 'double', n: 'long', lw: 'long/32' });
+    // lag's default cast to the input's type: a STRING '0', a DOUBLE 0.5 of an INT 0.
+    await same(
+      'SELECT e.id, d.* FROM events e JOIN (SELECT region, lag(region, 1, 0) OVER (ORDER BY weight, region) AS lr, lead(CAST(weight AS DOUBLE) / 2, 1, 0) OVER (ORDER BY weight, region) AS lw FROM regions WHERE region IS NOT NULL AND weight IS NOT NULL) d ON e.region = d.region',
+      "SELECT e.id, d.* FROM events e JOIN (SELECT region, lag(region, 1, '0') OVER (ORDER BY weight, region) AS lr, lead(CAST(weight AS DOUBLE) / 2, 1, 0) OVER (ORDER BY weight, region) AS lw FROM regions WHERE region IS NOT NULL AND weight IS NOT NULL) d ON e.region = d.region",
+    );
   });
 
   it('refuses with Spark\'s error classes what Spark refuses', async () => {

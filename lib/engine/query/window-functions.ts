@@ -11,11 +11,11 @@
  */
 import type { AggregateSpec } from '../operators/aggregate';
 import type { Field, Schema } from '../types';
-import { fieldOfType, typeText, typeOfField } from './data-types';
+import { fieldOfType, sameType, typeText, typeOfField } from './data-types';
 import { decimalToDouble } from './decimal';
 import { exprToString, type Expr, type SqlPosition } from './expression';
 import { lineColumn, type ExpressionBuilder } from './expression-builder';
-import { compileExpression, typeOfCompiled, type Evaluator } from './expression-compiler';
+import { compileExpression, implicitCastExpr, typeOfCompiled, type Evaluator } from './expression-compiler';
 import type { LogicalPlan, WindowFrameBound, WindowFrameSpec, WindowFunctionCall } from './logical-plan';
 import { isAggregateFunctionName } from './aggregate-functions';
 import { expressionSql } from './parser/expression-sql';
@@ -240,8 +240,11 @@ export function compileWindowFunction(f: WindowFunctionCall, schema: Schema, pos
       arity(1, 3);
       const input = compileExpression(f.args[0], schema);
       const n = intArgument(f, 1, 1, pos);
-      const dflt = f.args[2] && compileExpression(f.args[2], schema);
-      return { ...base, field: fieldOfType(f.name, typeOfCompiled(input)), input: input.eval, offset: f.fn === 'lag' ? -n : n, ...(dflt ? { default: dflt.eval } : {}), ...(f.ignoreNulls ? { ignoreNulls: true } : {}) };
+      // The default is cast to the input's type (Spark's ImplicitCastInputTypes: lag(price, 1, 0) of a DECIMAL is a DECIMAL 0).
+      const type = typeOfCompiled(input);
+      const written = f.args[2] && compileExpression(f.args[2], schema);
+      const dflt = written && (written.type === 'null' || sameType(typeOfCompiled(written), type) ? written : compileExpression(implicitCastExpr(f.args[2], type), schema));
+      return { ...base, field: fieldOfType(f.name, type), input: input.eval, offset: f.fn === 'lag' ? -n : n, ...(dflt ? { default: dflt.eval } : {}), ...(f.ignoreNulls ? { ignoreNulls: true } : {}) };
     }
     case 'nth_value': {
       arity(2, 2);
