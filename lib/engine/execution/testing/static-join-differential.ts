@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, expect } from 'vitest';
 import { ManualClock } from '../../clock';
+import { withErrorClass } from '../../errors';
 import { useDuckDB } from '../../query/testing/duckdb';
 import { MemorySinkTable } from '../../sinks/memory-sink';
 import { MemoryStream } from '../../sources/memory-source';
@@ -110,7 +111,7 @@ export function staticJoinDifferential(prefix: string, extra: readonly Different
     roots.push(dir);
     const spec = await staticJoinJob(name, dir, sql, outputMode, extra);
     const validated = validateJob(spec);
-    if (validated.errors.length) throw new Error(validated.errors.map((e) => e.message).join('\n'));
+    if (validated.errors.length) throw new Error(validated.errors.map((e) => withErrorClass(e.message, e.errorClass)).join('\n'));
     const q = new MicroBatchExecution({ spec: mustParse(spec), clock: new ManualClock(0) });
     MemoryStream.named(name).addData(...EVENT_ROWS);
     await q.processAllAvailable();
