@@ -3,11 +3,9 @@
  * NULLs where ORDER BY puts them (NULLS FIRST or LAST; unwritten, first when ascending and last
  * when descending, as in Spark); windows order by start, then end.
  */
-import { compareValues } from '../query/ordering';
+import { compareSortKey } from '../query/ordering';
 import type { Row, Schema } from '../types';
 import type { OperatorContext, PhysicalOperator } from './physical-operator';
-
-const isNull = (v: unknown) => v === null || v === undefined;
 
 export class SortExec implements PhysicalOperator {
   readonly name = 'Sort';
@@ -21,13 +19,8 @@ export class SortExec implements PhysicalOperator {
     const order = this.order;
     return [...rows].sort((x, y) => {
       for (const o of order) {
-        const a = x[o.column], b = y[o.column];
-        if (isNull(a) || isNull(b)) {
-          if (isNull(a) && isNull(b)) continue;
-          return isNull(a) === o.nullsFirst ? -1 : 1;
-        }
-        const c = compareValues(a, b);
-        if (c !== 0) return o.ascending ? c : -c;
+        const c = compareSortKey(x[o.column], y[o.column], o.ascending, o.nullsFirst);
+        if (c !== 0) return c;
       }
       return 0;
     });

@@ -15,7 +15,7 @@
  */
 import { foldsInAnyOrder, update } from '../query/aggregate-functions';
 import type { Evaluator } from '../query/expression-compiler';
-import { compareValues, sqlEquals } from '../query/ordering';
+import { compareSortKey, sqlEquals } from '../query/ordering';
 import { encodeKey } from '../state/state-value-codec';
 import type { Row, Schema } from '../types';
 import type { CompiledWindowFunction } from '../query/window-functions';
@@ -56,13 +56,8 @@ export class WindowExec implements PhysicalOperator {
       // Array.prototype.sort is stable: peers keep their input order.
       list.sort((x, y) => {
         for (let i = 0; i < order.length; i++) {
-          const a = x.keys[i], b = y.keys[i];
-          if (isNull(a) || isNull(b)) {
-            if (isNull(a) && isNull(b)) continue;
-            return isNull(a) === order[i].nullsFirst ? -1 : 1;
-          }
-          const c = compareValues(a, b);
-          if (c !== 0) return order[i].ascending ? c : -c;
+          const c = compareSortKey(x.keys[i], y.keys[i], order[i].ascending, order[i].nullsFirst);
+          if (c !== 0) return c;
         }
         return 0;
       });

@@ -29,6 +29,18 @@ export function compareValues(a: unknown, b: unknown): number {
 }
 
 /**
+ * One ORDER BY key's comparison of two values (Sort, a window's ORDER BY): NULLs before the rest
+ * when `nullsFirst`, else after them, whatever the direction; the rest by compareValues, reversed
+ * when descending.
+ */
+export function compareSortKey(a: unknown, b: unknown, ascending: boolean, nullsFirst: boolean): number {
+  const aNull = a === null || a === undefined, bNull = b === null || b === undefined;
+  if (aNull || bNull) return aNull && bNull ? 0 : aNull === nullsFirst ? -1 : 1;
+  const c = compareValues(a, b);
+  return ascending ? c : -c;
+}
+
+/**
  * SQL's `=` of two non-NULL values of one type other than a map (Spark's EqualTo, and the
  * ordering.equiv of array_contains, array_position, array_remove): equal in Spark's order, so
  * NaN equals NaN and -0.0 equals 0.0, at any depth of arrays and structs, and NULLs inside are
