@@ -177,6 +177,9 @@ function namedRelation(u: UnresolvedPlan): { table: string; qualifier: string } 
 /** The prefix of the joins (and their columns) correlated scalar subqueries are rewritten to, hidden from `*`. */
 const HIDDEN_SCALAR_SUBQUERY = '__scalar_subquery';
 
+/** `SELECT * FROM child`: every column of `child`, as a query of its own. */
+const selectAll = (child: UnresolvedPlan, pos: Position): UnresolvedPlan => ({ kind: 'Project', projectList: [{ kind: 'UnresolvedStar', pos }], child, pos });
+
 /** The prefix of an EXISTS subquery's table made a join's static side over a join, and of its columns. */
 const EXISTS_SUBQUERY = '__exists';
 
@@ -294,7 +297,7 @@ class QueryPlanner {
         // a streaming aggregation keyed by every column (ReplaceDistinctWithAggregate).
         if (u.child.kind === 'Union') {
           const all: UnresolvedPlan = { kind: 'SubqueryAlias', alias: '__union', child: u.child, pos: u.child.pos };
-          return this.select({ ...u, child: { kind: 'Project', projectList: [{ kind: 'UnresolvedStar', pos: u.pos }], child: all, pos: u.pos } }, ctes);
+          return this.select({ ...u, child: selectAll(all, u.pos) }, ctes);
         }
         return this.select(u, ctes);
       // Every member listed, so that a new one is a lint error until it is handled here.
@@ -393,7 +396,7 @@ class QueryPlanner {
       left: { kind: 'SubqueryAlias', alias: l, child: leftTypes.some((t) => t) ? this.castTo(u.left, left, leftTypes) : u.left, pos: u.left.pos },
       right: { kind: 'SubqueryAlias', alias: r, child: { kind: 'UnresolvedSubqueryColumnAliases', outputColumnNames: names, child: u.right, pos: u.right.pos }, pos: u.right.pos },
     };
-    return setOperationMarked(this.plan({ kind: 'Distinct', child: { kind: 'Project', projectList: [{ kind: 'UnresolvedStar', pos }], child: join, pos }, pos }, ctes), u.kind);
+    return setOperationMarked(this.plan({ kind: 'Distinct', child: selectAll(join, pos), pos }, ctes), u.kind);
   }
 
   /**
@@ -556,7 +559,7 @@ class QueryPlanner {
       if (distinct || having) throw notSupportedYet(`${u.kind} here`, lineColumn(u.pos));
       if (u.kind === 'UnresolvedRelation' || u.kind === 'SubqueryAlias' || u.kind === 'Unpivot' || u.kind === 'Pivot') return this.from(u, ctes).plan;
       // A LATERAL generator's rows in brackets (`(e JOIN LATERAL explode(e.tags) t(tag)) x`): every column.
-      if (u.kind === 'Generate') return this.selectBlock({ kind: 'Project', projectList: [{ kind: 'UnresolvedStar', pos: u.pos }], child: u, pos: u.pos }, ctes, sort);
+      if (u.kind === 'Generate') return this.selectBlock(selectAll(u, u.pos), ctes, sort);
       return this.plan(u, ctes);
     }
     let where: Expression | undefined;
@@ -678,7 +681,7 @@ class QueryPlanner {
       // ORDER BY ts DESC)`): Spark's Distinct above the Window, the rows of that SELECT made distinct.
       const pos = u.pos;
       const windowed: UnresolvedPlan = { kind: 'SubqueryAlias', alias: '__window_distinct', child: u, pos };
-      return { plan: { kind: 'Distinct', child: { kind: 'Project', projectList: [{ kind: 'UnresolvedStar', pos }], child: windowed, pos }, pos }, ...(sort ? { sort } : {}) };
+      return { plan: { kind: 'Distinct', child: selectAll(windowed, pos), pos }, ...(sort ? { sort } : {}) };
     }
     if (distinct || items.some((i) => i.kind === 'UnresolvedStar')) return undefined;
     const aggregateCall = (x: Expression) => x.kind === 'UnresolvedFunction' && x.nameParts.length === 1 && isAggregateFunctionName(x.nameParts[0]);
@@ -890,7 +893,7 @@ class QueryPlanner {
         const table = q.child.child;
         const right: UnresolvedPlan = {
           kind: 'SubqueryAlias', alias, pos: table.pos,
-          child: { kind: 'UnresolvedSubqueryColumnAliases', outputColumnNames: names, child: { kind: 'Project', projectList: [{ kind: 'UnresolvedStar', pos: table.pos }], child: table, pos: table.pos }, pos: table.pos },
+          child: { kind: 'UnresolvedSubqueryColumnAliases', outputColumnNames: names, child: selectAll(table, table.pos), pos: table.pos },
         };
         return { joinType: negated ? 'LeftAnti' : 'LeftSemi', right, condition: renamed, pos: c.pos };
       }
@@ -1046,10 +1049,7 @@ class QueryPlanner {
     let inner: UnresolvedPlan = { ...aggregate, aggregateExpressions: [...aggregate.aggregateExpressions, ...hidden] };
     if (kept.length) inner = { kind: 'UnresolvedHaving', havingCondition: conjunctionOf(kept), child: inner, pos };
     if (distinct) inner = { kind: 'Distinct', child: inner, pos };
-    return {
-      kind: 'Project', pos, projectList: [{ kind: 'UnresolvedStar', pos }],
-      child: { kind: 'Filter', condition: where, child: { kind: 'SubqueryAlias', alias, child: inner, pos }, pos },
-    };
+    return selectAll({ kind: 'Filter', condition: where, child: { kind: 'SubqueryAlias', alias, child: inner, pos }, pos }, pos);
   }
 
   /**
@@ -1208,7 +1208,7 @@ class QueryPlanner {
     }
     // A join in brackets, aliased (`(e JOIN regions r ON …) x`), is the subquery of its columns.
     if (inner.kind === 'Join' && u.kind !== 'SubqueryAlias') return undefined;
-    const query: UnresolvedPlan = inner.kind === 'Join' ? { kind: 'Project', projectList: [{ kind: 'UnresolvedStar', pos: inner.pos }], child: inner, pos: inner.pos } : inner;
+    const query: UnresolvedPlan = inner.kind === 'Join' ? selectAll(inner, inner.pos) : inner;
     const { plan, schema } = this.withStaticLeaves(() => this.subquery(query, ctes));
     return { plan, schema };
   }
