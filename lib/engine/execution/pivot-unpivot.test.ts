@@ -67,6 +67,13 @@ describe('PIVOT on a stream', () => {
     expect(batches.at(-1)).toEqual(['c:b:null']);
   });
 
+  it('a struct value without an alias names its columns by its text; a value computed otherwise needs an alias, and is not evaluated to find one', async () => {
+    // The columns are read by the names Spark gives them, CAST(value AS STRING).
+    const batches = await run("SELECT `{Java, false}` AS jf, `{dotNET, true}` AS dt FROM (SELECT course, s, y2013 IS NULL AS missing FROM events) PIVOT (max(s) FOR (course, missing) IN (('Java', false), ('dotNET', true)))", 'complete');
+    expect(batches.at(-1)).toEqual(['c:null']);
+    expect(errorOf("SELECT * FROM events PIVOT (max(s) FOR course IN (repeat('Java', 1)))", 'update')).toContain("A pivot value that is not a literal (repeat('Java', 1)) without an alias is not supported yet");
+  });
+
   it('Spark\'s analysis errors', () => {
     expect(errorOf("SELECT * FROM events PIVOT (y2012 FOR course IN ('Java'))", 'update')).toMatch(/^\[_LEGACY_ERROR_TEMP_1006\] Aggregate expression required for pivot, but 'y2012' did not appear in any aggregate function\./);
     expect(errorOf('SELECT * FROM events PIVOT (max(s) FOR course IN (s))', 'update')).toMatch(/^\[NON_LITERAL_PIVOT_VALUES\] Literal expressions required for pivot values, found "s"\./);

@@ -151,12 +151,25 @@ function valueName(e: Expr, pos: Position): string {
     const text = e.type === 'null' ? null : castValue(e.value, e.type, 'string', e.decimal);
     return text === null ? 'null' : String(text);
   }
-  // A constant of a struct or an array (`('dotNET', 2012)`, `array(1, 1)`): its text as CAST writes it, `{dotNET, 2012}`.
-  let text: unknown;
-  try {
-    text = compileExpression(implicitCastExpr(e, { type: 'string' }), []).eval({}, { batchTimestampMs: 0 });
-  } catch {
-    throw notSupportedYet(`A pivot value that is not a literal (${exprToString(e)}) without an alias`, lineColumn(pos) as SqlPosition, 'name its columns: IN (… AS name)');
-  }
-  return text === null || text === undefined ? 'null' : String(text);
+  // A struct, array or map of literals (`('dotNET', 2012)`, `array(1, 1)`): its text as CAST
+  // writes it, `{dotNET, 2012}`. Only such a value is evaluated: validation runs in the API's
+  // event loop, where any other expression (repeat, regexp_replace, …) could hold it busy.
+  const name = () => {
+    try {
+      return compileExpression(implicitCastExpr(e, { type: 'string' }), []).eval({}, { batchTimestampMs: 0 });
+    } catch {
+      return undefined;
+    }
+  };
+  const text = isConstructorOfLiterals(e) ? name() : undefined;
+  if (text === undefined) throw notSupportedYet(`A pivot value that is not a literal (${exprToString(e)}) without an alias`, lineColumn(pos) as SqlPosition, 'name its columns: IN (… AS name)');
+  return text === null ? 'null' : String(text);
 }
+
+/** Literals, and struct, named_struct, array and map calls of them: a value built by its text alone. */
+function isConstructorOfLiterals(e: Expr): boolean {
+  if (e.kind === 'literal') return true;
+  return e.kind === 'call' && CONSTRUCTORS.has(e.name) && e.args.every(isConstructorOfLiterals);
+}
+
+const CONSTRUCTORS: ReadonlySet<string> = new Set(['struct', 'named_struct', 'array', 'map']);
