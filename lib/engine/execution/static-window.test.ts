@@ -67,6 +67,24 @@ describe('window functions on a static side', () => {
     expect(await errorOf('SELECT e.id FROM events e JOIN (SELECT region, count(*) AS n FROM regions GROUP BY region, rank() OVER (ORDER BY weight)) d ON e.region = d.region')).toContain('here is not supported yet');
   });
 
+  it('percentile_cont and percentile_disc WITHIN GROUP, and median, over a whole partition; with an ORDER BY or a frame refused as Spark refuses them', async () => {
+    // Spark's percentiles.sql over its basic_pays IT department (5186, 8113) and one of three.
+    const pays = "VALUES ('IT', 5186), ('IT', 8113), ('SCM', 10449), ('SCM', 10586), ('SCM', 11303) AS t(dept, salary)";
+    const over = (fns: string, windows = '') => `SELECT e.id, x.* FROM events e JOIN (SELECT 1 AS one, dept, salary, ${fns} FROM ${pays}${windows}) x ON e.id = x.one`;
+    const w = await weir(over('percentile_cont(0.25) WITHIN GROUP (ORDER BY salary) OVER (PARTITION BY dept) AS pc, percentile_disc(0.25) WITHIN GROUP (ORDER BY salary) OVER (PARTITION BY dept) AS pd, percentile_cont(0.25) WITHIN GROUP (ORDER BY salary DESC) OVER w AS pcd, percentile_disc(0.25) WITHIN GROUP (ORDER BY salary DESC) OVER w AS pdd, median(salary) OVER w AS m', ' WINDOW w AS (PARTITION BY dept)'));
+    expect(w.rows.map((r) => JSON.parse(r) as Record<string, unknown>).map((r) => [r.dept, r.salary, r.pc, r.pd, r.pcd, r.pdd, r.m])).toEqual([
+      ['IT', 5186, 5917.75, 5186, 7381.25, 8113, 6649.5], ['IT', 8113, 5917.75, 5186, 7381.25, 8113, 6649.5],
+      ['SCM', 10449, 10517.5, 10449, 10944.5, 11303, 10586], ['SCM', 10586, 10517.5, 10449, 10944.5, 11303, 10586], ['SCM', 11303, 10517.5, 10449, 10944.5, 11303, 10586],
+    ]);
+    expect(w.schema.filter((f) => ['pc', 'pd', 'm'].includes(f.name)).map((f) => f.type)).toEqual(['double', 'double', 'double']);
+    // Spark's CheckAnalysis: these read the whole partition, unordered.
+    for (const spec of ['PARTITION BY dept ORDER BY salary', 'PARTITION BY dept ROWS BETWEEN UNBOUNDED PRECEDING AND 1 FOLLOWING']) {
+      expect(await errorOf(over(`percentile_cont(0.25) WITHIN GROUP (ORDER BY salary) OVER (${spec}) AS p`))).toMatch(/^\[INVALID_WINDOW_SPEC_FOR_AGGREGATION_FUNC\]/);
+      expect(await errorOf(over(`median(salary) OVER (${spec}) AS p`))).toMatch(/^\[INVALID_WINDOW_SPEC_FOR_AGGREGATION_FUNC\]/);
+    }
+    expect(await errorOf(over('percentile_disc(0.5) OVER (PARTITION BY dept) AS p'))).toMatch(/^\[INVALID_WITHIN_GROUP_EXPRESSION.WITHIN_GROUP_MISSING\]/);
+  });
+
   it('over a stream stays refused, as Spark refuses it (NON_TIME_WINDOW_NOT_SUPPORTED_IN_STREAMING)', () => {
     const refused = (sql: string) => validateJob({
       name: 'w', source: { name: 'events', type: 'memory', options: { stream: 'w' }, schema: EVENTS },

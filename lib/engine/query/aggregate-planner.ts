@@ -87,7 +87,7 @@ function aggregateText(name: string, args: Expr[], filter: Expr | undefined): st
  * PercentileCont(x, p, reverse); undefined for any other call (Spark 3.5's grammar gives WITHIN
  * GROUP, with one percentage and one ordering, to these two names only).
  */
-function withinGroup(n: Call): { args: Expression[]; reverse: boolean } | undefined {
+export function withinGroup(n: Call): { args: Expression[]; reverse: boolean } | undefined {
   const name = n.nameParts[0].toLowerCase();
   const order = n.orderingWithinGroup;
   if (!WITHIN_GROUP_NAMES.includes(name)) return undefined;

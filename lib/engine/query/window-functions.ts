@@ -17,11 +17,12 @@ import { exprToString, type Expr, type SqlPosition } from './expression';
 import { lineColumn, type ExpressionBuilder } from './expression-builder';
 import { compileExpression, implicitCastExpr, typeOfCompiled, type Evaluator } from './expression-compiler';
 import type { LogicalPlan, WindowFrameBound, WindowFrameSpec, WindowFunctionCall } from './logical-plan';
-import { isAggregateFunctionName } from './aggregate-functions';
+import { isAggregateFunctionName, WITHIN_GROUP_NAMES } from './aggregate-functions';
+import { withinGroup } from './aggregate-planner';
 import { expressionSql } from './parser/expression-sql';
 import { mapExpression, someExpression } from './parser/expression-tree';
 import type { Expression, FrameBound } from './parser/unresolved-plan';
-import { notSupportedYet, SqlValidationError } from './sql-error';
+import { SqlValidationError } from './sql-error';
 import { compileAggregateCall } from './stateful-planner';
 
 /** Spark's ranking functions (RankLike, RowNumber, NTile, CumeDist): ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW, an ORDER BY needed. */
@@ -31,6 +32,8 @@ const OFFSET = new Set(['lag', 'lead']);
 const WINDOW_ONLY = new Set([...RANKING, ...OFFSET, 'nth_value']);
 /** first_value and last_value are Spark's First and Last aggregates. */
 const FIRST_LAST = new Set(['first', 'first_value', 'last', 'last_value', 'any_value']);
+/** The aggregates Spark evaluates over a whole partition only (INVALID_WINDOW_SPEC_FOR_AGGREGATION_FUNC otherwise). */
+const WHOLE_PARTITION = new Set([...WITHIN_GROUP_NAMES, 'median']);
 
 type WindowExpression = Extract<Expression, { kind: 'UnresolvedWindowExpression' }>;
 
@@ -160,13 +163,21 @@ export function extractWindowExpressions(items: readonly Expression[], child: Lo
     }
     if (f.arguments.some(hasWindowExpression)) throw windowInsideAggregate(f.pos);
     if (f.filter) throw new SqlValidationError('window aggregate function with filter predicate is not supported yet. Filter the rows in a subquery, or aggregate a CASE WHEN … END', lineColumn(e.pos), 'window function', '_LEGACY_ERROR_TEMP_1030');
-    if (f.orderingWithinGroup) throw notSupportedYet(`${expressionSql(f)} over a window`, lineColumn(e.pos), 'percentile_cont and percentile_disc run in GROUP BY');
+    // percentile_cont(p) WITHIN GROUP (ORDER BY x) is PercentileCont(x, p, reverse), as in GROUP BY.
+    const within = withinGroup(f);
     const partitionSpec = e.partitionSpec.map((p) => builder.build(p));
     const orderSpec = e.orderSpec.map((o) => ({ expr: builder.build(o.child), ascending: o.direction === 'Ascending', nullsFirst: o.nullOrdering === 'NullsFirst' }));
     const orderTypes = orderSpec.map((o) => fieldOfType('k', typeOfCompiled(compileExpression(o.expr, schema))));
     const frame = resolveFrame(e, fn, orderTypes, builder);
+    // Spark's CheckAnalysis: PercentileCont, PercentileDisc and Median over a window read the
+    // whole partition, unordered (ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING).
+    if (WHOLE_PARTITION.has(fn) && (orderSpec.length > 0 || !(frame.frameType === 'Rows' && frame.lower === 'UnboundedPreceding' && frame.upper === 'UnboundedFollowing'))) {
+      throw new SqlValidationError(`[INVALID_WINDOW_SPEC_FOR_AGGREGATION_FUNC] Cannot specify ORDER BY or a window frame for "${expressionSql(f)}". Leave the window only its PARTITION BY`, lineColumn(e.pos), 'window function', 'INVALID_WINDOW_SPEC_FOR_AGGREGATION_FUNC');
+    }
     const star = f.arguments.length === 1 && f.arguments[0].kind === 'UnresolvedStar';
-    const args = star ? [{ kind: 'literal', value: '*', type: 'string' } as Expr] : f.arguments.map((a) => builder.build(a));
+    const args = star ? [{ kind: 'literal', value: '*', type: 'string' } as Expr]
+      : within ? [...within.args.map((a) => builder.build(a)), { kind: 'literal', value: within.reverse, type: 'boolean' } as Expr]
+        : f.arguments.map((a) => builder.build(a));
     if (f.ignoreNulls && FIRST_LAST.has(fn)) args.push({ kind: 'literal', value: true, type: 'boolean' });
     const key = JSON.stringify([partitionSpec.map(exprToString), orderSpec.map((o) => [exprToString(o.expr), o.ascending, o.nullsFirst])]);
     let group = groups.find((g) => g.key === key);
