@@ -21,7 +21,7 @@
 import { describe, expect, it } from 'vitest';
 import { goldenCases, sameColumnTypes, weirAnswer } from './testing/spark-golden-file';
 
-const FILES = ['array', 'arrayJoin', 'bitwise', 'booleanEquality', 'cast', 'ceil-floor-with-scale-param', 'comparator', 'conditional-functions', 'count', 'csv-functions', 'date', 'datetime-formatting-invalid', 'datetime-parsing', 'datetime-parsing-invalid', 'datetime-special', 'decimalArithmeticOperations', 'except', 'except-all', 'extract', 'group-by', 'having', 'higher-order-functions', 'ilike', 'implicitTypeCasts', 'intersect-all', 'interval', 'json-functions', 'like-all', 'like-any', 'literals', 'map', 'mask-functions', 'math', 'misc-functions', 'null-handling', 'null-propagation', 'operators', 'order-by-nulls-ordering', 'pivot', 'predicate-functions', 'random', 'regexp-functions', 'sql-compatibility-functions', 'string-functions', 'struct', 'timestamp', 'try_arithmetic', 'try_cast', 'try_datetime_functions', 'try_element_at', 'union', 'url-functions', 'window'] as const;
+const FILES = ['array', 'arrayJoin', 'bitwise', 'booleanEquality', 'cast', 'ceil-floor-with-scale-param', 'comparator', 'conditional-functions', 'count', 'csv-functions', 'date', 'datetime-formatting-invalid', 'datetime-parsing', 'datetime-parsing-invalid', 'datetime-special', 'decimalArithmeticOperations', 'except', 'except-all', 'extract', 'group-by', 'having', 'higher-order-functions', 'ilike', 'implicitTypeCasts', 'intersect-all', 'interval', 'json-functions', 'like-all', 'like-any', 'linear-regression', 'literals', 'map', 'mask-functions', 'math', 'misc-functions', 'null-handling', 'null-propagation', 'operators', 'order-by-nulls-ordering', 'percentiles', 'pivot', 'predicate-functions', 'random', 'regexp-functions', 'sql-compatibility-functions', 'string-functions', 'struct', 'timestamp', 'try_arithmetic', 'try_cast', 'try_datetime_functions', 'try_element_at', 'union', 'url-functions', 'window'] as const;
 
 /** Why Weir answers otherwise. */
 const WHY = {
@@ -46,13 +46,14 @@ const WHY = {
   setOperationNoClass: "refused with INCOMPATIBLE_COLUMN_TYPE or NUM_COLUMNS_MISMATCH, the classes a later Spark gives (its analyzer-results for EXCEPT ALL); this copy's Spark 3.0 printed its message (ExceptAll can only be performed on …) without a class",
   windowErrorClass: "this copy's Spark (3.2) printed the AnalysisException without an error class; Weir refuses the query with Spark 3.4+'s class (DATATYPE_MISMATCH.…, _LEGACY_ERROR_TEMP_1037, MISSING_WINDOW_SPECIFICATION)",
   avgTimestamp: "avg of a TIMESTAMP is refused (Weir's avg takes numbers and intervals); this Spark averaged its seconds as a DOUBLE",
-  momentMerge: "skewness, kurtosis, variance and stddev differ in their last digits: Spark merges the partial moments of the rows split over its session's partitions, Weir updates them one row at a time in order",
+  momentMerge: "skewness, kurtosis, variance, stddev, corr and the regr_ functions of moments (regr_sxx, regr_slope, regr_intercept, regr_r2) differ in their last digits: Spark merges the partial moments of the rows split over its session's partitions, Weir updates them one row at a time in order",
   repeatedNameInSubquery: "two columns of one name (count(*) and count(1) are both count(1)): Weir refuses the repeated output name (a row holds a column by its name), where Spark's result repeats it",
   starInCall: "a star inside a call (count(testData.*), count(DISTINCT *)) is refused: Weir takes * only as a whole select item or in count(*)",
   distinctOverStream: "a query without FROM runs over the harness's one-row stream, where a DISTINCT aggregate is refused as over a stream (_LEGACY_ERROR_TEMP_3102); Spark answers over its one-row relation",
   unresolvedColumnClass: "refused with UNRESOLVED_COLUMN.WITH_SUGGESTION, Spark 3.4+'s class; this copy's Spark 3.3 gave UNRESOLVED_COLUMN",
   pivotValueCheck: "refused with NON_LITERAL_PIVOT_VALUES: Weir checks that a pivot value is a literal before resolving it; Spark first fails to resolve the column s (UNRESOLVED_COLUMN)",
   pivotValueTypeClass: "a pivot value of another type than a pivot column of two columns is refused with DATATYPE_MISMATCH.CAST_WITHOUT_SUGGESTION (its cast), not Spark's PIVOT_VALUE_DATA_TYPE_MISMATCH",
+  withinGroupGrammar: "refused with PARSE_SYNTAX_ERROR: Weir parses with Spark 3.5's grammar (dt-sql-parser's), whose WITHIN GROUP (ORDER BY x) follows only percentile_cont(p) and percentile_disc(p), one percentage and one ordering, without DISTINCT; Spark 4's grammar takes WITHIN GROUP after any call and its analyzer refuses it with this class",
   dateStringCompare: "Spark 2.4's answer (a DATE beside a string compared as strings); Spark 3.0+ casts the string to a DATE, as Weir does",
 };
 
@@ -149,6 +150,24 @@ const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> 
   },
   "like-all": {},
   "like-any": {},
+  "linear-regression": {
+    "SELECT k, corr(y, x) FILTER (WHERE x IS NOT NULL), regr_r2(y, x) FROM testRegression GROUP BY k": WHY.momentMerge,
+    "SELECT k, corr(y, x), regr_r2(y, x) FROM testRegression GROUP BY k": WHY.momentMerge,
+    "SELECT k, regr_intercept(y, x) FROM testRegression GROUP BY k": WHY.momentMerge,
+    "SELECT k, regr_intercept(y, x) FROM testRegression WHERE x IS NOT NULL AND y IS NOT NULL GROUP BY k": WHY.momentMerge,
+    "SELECT k, regr_slope(y, x) FROM testRegression GROUP BY k": WHY.momentMerge,
+    "SELECT k, regr_slope(y, x) FROM testRegression WHERE x IS NOT NULL AND y IS NOT NULL GROUP BY k": WHY.momentMerge,
+    "SELECT k, regr_sxx(y, x) FROM testRegression GROUP BY k": WHY.momentMerge,
+    "SELECT k, regr_sxx(y, x) FROM testRegression WHERE x IS NOT NULL AND y IS NOT NULL GROUP BY k": WHY.momentMerge,
+    "SELECT regr_intercept(y, x) FROM testRegression": WHY.momentMerge,
+    "SELECT regr_intercept(y, x) FROM testRegression WHERE x IS NOT NULL AND y IS NOT NULL": WHY.momentMerge,
+    "SELECT regr_r2(y, x) FROM testRegression": WHY.momentMerge,
+    "SELECT regr_r2(y, x) FROM testRegression WHERE x IS NOT NULL": WHY.momentMerge,
+    "SELECT regr_slope(y, x) FROM testRegression": WHY.momentMerge,
+    "SELECT regr_slope(y, x) FROM testRegression WHERE x IS NOT NULL AND y IS NOT NULL": WHY.momentMerge,
+    "SELECT regr_sxx(y, x) FROM testRegression": WHY.momentMerge,
+    "SELECT regr_sxx(y, x) FROM testRegression WHERE x IS NOT NULL AND y IS NOT NULL": WHY.momentMerge,
+  },
   literals: {
     "select +interval '1 day'": WHY.unaryPlusName,
   },
@@ -167,6 +186,18 @@ const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> 
   "null-propagation": {},
   operators: {},
   "order-by-nulls-ordering": {},
+  percentiles: {
+    "SELECT\n  round(v, 0) WITHIN GROUP (ORDER BY v)\nFROM aggr": WHY.withinGroupGrammar,
+    "SELECT\n  round(v, 0) WITHIN GROUP (ORDER BY v) OVER (PARTITION BY k)\nFROM aggr": WHY.withinGroupGrammar,
+    "SELECT\n  percentile(v, 0.5) WITHIN GROUP (ORDER BY v)\nFROM aggr": WHY.withinGroupGrammar,
+    "SELECT\n  percentile(v, 0.5) WITHIN GROUP (ORDER BY v) OVER (PARTITION BY k)\nFROM aggr": WHY.withinGroupGrammar,
+    "SELECT\n  percentile_cont(DISTINCT 0.5) WITHIN GROUP (ORDER BY v)\nFROM aggr": WHY.withinGroupGrammar,
+    "SELECT\n  percentile_cont(DISTINCT 0.5) WITHIN GROUP (ORDER BY v) OVER (PARTITION BY k)\nFROM aggr": WHY.withinGroupGrammar,
+    "SELECT\n  percentile_cont() WITHIN GROUP (ORDER BY v)\nFROM aggr": WHY.withinGroupGrammar,
+    "SELECT\n  percentile_cont() WITHIN GROUP (ORDER BY v) OVER (PARTITION BY k)\nFROM aggr": WHY.withinGroupGrammar,
+    "SELECT\n  percentile_cont(0.5) WITHIN GROUP (ORDER BY k, v)\nFROM aggr": WHY.withinGroupGrammar,
+    "SELECT\n  percentile_cont(k, 0.5) WITHIN GROUP (ORDER BY v)\nFROM aggr": WHY.withinGroupGrammar,
+  },
   pivot: {
     "SELECT * FROM (\n  SELECT course, earnings FROM courseSales\n)\nPIVOT (\n  sum(earnings)\n  FOR year IN (2012, 2013)\n)": WHY.unresolvedColumnClass,
     "SELECT * FROM (\n  SELECT course, year, earnings, s\n  FROM courseSales\n  JOIN years ON year = y\n)\nPIVOT (\n  sum(earnings)\n  FOR (course, year) IN ('dotNET', 'Java')\n)": WHY.pivotValueTypeClass,
