@@ -12,7 +12,7 @@
 import { unsupportedOperation } from '../errors';
 import { VALUES_TABLE, type StaticTableSpec } from '../operators/stream-static-join';
 import type { Schema } from '../types';
-import { exprToString, referencedColumns, type Expr } from './expression';
+import { exprToString, referencedColumns, type Expr, type SqlPosition } from './expression';
 import { ambiguousReference, lineColumn, type ExpressionBuilder, type Scope } from './expression-builder';
 import { children, relationOutput, type LogicalPlan, type StaticView, type StreamingRelation } from './logical-plan';
 import { typeOfField } from './data-types';
@@ -154,6 +154,17 @@ function leavesOf(p: UnresolvedPlan, relations: readonly StreamingRelation[], pl
   return [{ name: planned.name, alias: p.kind === 'SubqueryAlias' ? p.alias : undefined, plan: planned.plan, schema: planned.schema }];
 }
 
+/**
+ * A relation that no stream, static table or CTE in scope names: Spark's TABLE_OR_VIEW_NOT_FOUND
+ * (CheckAnalysis on an unresolved relation), with the job's sources and the CTEs in scope.
+ */
+export function tableOrViewNotFound(name: string, relations: readonly StreamingRelation[], pos: SqlPosition | undefined, ctes: readonly string[] = []): SqlValidationError {
+  const sources = relations.length > 1 ? `sources are named ${relations.map((r) => `"${r.sourceName}"`).join(', ')}` : `source is named "${relations[0].sourceName}"`;
+  return new SqlValidationError(
+    `[TABLE_OR_VIEW_NOT_FOUND] The table or view \`${name}\` cannot be found. FROM ${name}: unknown source; this job's ${sources}${ctes.length ? ` (CTEs in scope: ${ctes.join(', ')})` : ''}`,
+    pos, 'FROM', 'TABLE_OR_VIEW_NOT_FOUND');
+}
+
 function isStreaming(plan: LogicalPlan): boolean {
   return plan.kind === 'StreamingRelation' || children(plan).some(isStreaming);
 }
@@ -238,6 +249,12 @@ export function buildStreamStaticJoin(
   const staticOf = (s: JoinSide) => s.table ?? statics.find((t) => t.name.toLowerCase() === s.name.toLowerCase());
   if (streamIdx < 0 && staticJoins && staticOf(a) && staticOf(b)) return buildStaticJoin(join, [{ side: a, table: staticOf(a)! }, { side: b, table: staticOf(b)! }], statics, builder, planLeaf);
   if (streamIdx < 0 || !table || !staticSide || !streamSide) {
+    for (const p of [join.left, join.right]) {
+      const t = tableOf(p);
+      if (t && !streamOf(t) && !statics.some((s) => s.name.toLowerCase() === t.name.toLowerCase()) && !planLeaf?.(p)) {
+        throw tableOrViewNotFound(t.name, relations, lineColumn(p.kind === 'SubqueryAlias' ? p.child.pos : p.pos));
+      }
+    }
     // The job's tables: the row inline tables select from is none a query names.
     const known = statics.filter((t) => t !== VALUES_TABLE).map((t) => t.name).join(', ') || 'none declared';
     throw new SqlValidationError(

@@ -29,7 +29,7 @@ import { outputSchema, resolveSubquery, type Resolved } from './resolved-plan';
 import { conjunctionOf, splitConjunctivePredicates, type BinaryOp, type Expression, type LogicalPlan as UnresolvedPlan, type Position } from './parser/unresolved-plan';
 import { buildAggregation, buildSortAndLimit, containsAggregate, isAggregation, isDistinctOverAggregation, missingSortReferences, sortOverMissingReferences, type SortClause } from './aggregate-planner';
 import { isAggregateFunctionName } from './aggregate-functions';
-import { buildStreamStaticJoin } from './join-planner';
+import { buildStreamStaticJoin, tableOrViewNotFound } from './join-planner';
 import { planPivot } from './pivot-planner';
 import { planUnpivot } from './unpivot-planner';
 import { notSupportedYet, offsetToPosition, SqlValidationError } from './sql-error';
@@ -800,11 +800,7 @@ class QueryPlanner {
             `FROM ${written}: ${written === 'VALUES' ? 'an inline table' : `${written} is a static table, which`} a streaming query reads by joining it with a stream (FROM ${this.relations[0].sourceName} JOIN ${written === 'VALUES' ? '(VALUES …) AS t(a, b)' : name} ON …), or in a subquery on the join's static side`,
             lineColumn(u.pos), 'FROM');
         }
-        throw new SqlValidationError(
-          `FROM ${name}: unknown source; this job's ${this.relations.length > 1 ? `sources are named ${this.relations.map((r) => `"${r.sourceName}"`).join(', ')}` : `source is named "${this.relations[0].sourceName}"`}${ctes.size ? ` (CTEs in scope: ${[...ctes.keys()].join(', ')})` : ''}`,
-          lineColumn(u.pos),
-          'FROM',
-        );
+        throw tableOrViewNotFound(name, this.relations, lineColumn(u.pos), [...ctes.keys()]);
       }
       case 'SubqueryAlias': {
         const inner = ['UnresolvedRelation', 'Join', 'Unpivot', 'Pivot'].includes(u.child.kind) ? this.from(u.child, ctes) : this.subquery(u.child, ctes);

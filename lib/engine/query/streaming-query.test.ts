@@ -96,6 +96,12 @@ describe('stateless SQL', () => {
       expect(e.code).toBe('VALIDATION_ERROR');
     }
   });
+
+  it('refuses a relation no source or CTE in scope names with Spark\'s TABLE_OR_VIEW_NOT_FOUND', () => {
+    for (const sql of ['SELECT id FROM other', 'WITH s AS (SELECT 1 FROM s) SELECT * FROM s', 'SELECT * FROM src JOIN other o ON true', 'SELECT * FROM (SELECT 1 AS x) q, other']) {
+      expect(sqlError(sql).errorClass, sql).toBe('TABLE_OR_VIEW_NOT_FOUND');
+    }
+  });
 });
 
 describe('which sources the query reads', () => {
