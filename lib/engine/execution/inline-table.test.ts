@@ -84,7 +84,11 @@ describe('inline tables (VALUES) beside a stream', () => {
     expect(errorOf("SELECT * FROM events e JOIN VALUES (1, 'a'), (2) AS t(k, x) ON t.k = e.k")).toContain('[INVALID_INLINE_TABLE.NUM_COLUMNS_MISMATCH] Invalid inline table. Inline table expected 2 columns but found 1 columns in row 1.');
     expect(errorOf('SELECT * FROM events e JOIN VALUES (1, rand()) AS t(k, x) ON t.k = e.k')).toContain('[INVALID_INLINE_TABLE.CANNOT_EVALUATE_EXPRESSION_IN_INLINE_TABLE] Invalid inline table. Cannot evaluate the expression "rand()"');
     expect(errorOf('SELECT * FROM events e JOIN VALUES (1, id) AS t(k, x) ON t.k = e.k')).toContain('[UNRESOLVED_COLUMN.WITHOUT_SUGGESTION] A column, variable, or function parameter with name `id` cannot be resolved.');
-    expect(errorOf('SELECT * FROM events e JOIN VALUES (1, 2) AS t(k) ON t.k = e.k')).toContain('Number of column aliases does not match number of columns');
+    // The alias list gives the number of columns (Spark's validateInputDimension counts the table's names).
+    expect(errorOf('SELECT * FROM events e JOIN VALUES (1, 2) AS t(k) ON t.k = e.k')).toContain('[INVALID_INLINE_TABLE.NUM_COLUMNS_MISMATCH] Invalid inline table. Inline table expected 1 columns but found 2 columns in row 0.');
+    expect(errorOf("SELECT * FROM events e JOIN VALUES (1), (2) AS t(k, x) ON t.k = e.k")).toContain('[INVALID_INLINE_TABLE.NUM_COLUMNS_MISMATCH] Invalid inline table. Inline table expected 2 columns but found 1 columns in row 0.');
+    // An aggregate is no constant either.
+    expect(errorOf("SELECT * FROM events e JOIN VALUES (1, count(1)), (2, 2) AS t(k, x) ON t.k = e.k")).toContain('[INVALID_INLINE_TABLE.CANNOT_EVALUATE_EXPRESSION_IN_INLINE_TABLE] Invalid inline table. Cannot evaluate the expression "count(1)"');
   });
 
   it('refuses values that widen only by promoting to a STRING (findWiderTypeWithoutStringPromotion), naming the column', () => {

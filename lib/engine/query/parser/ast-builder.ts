@@ -11,6 +11,7 @@
  */
 import { TerminalNode, type ParserRuleContext } from 'antlr4ng';
 import { unsupportedOperation } from '../../errors';
+import { isAggregateFunctionName } from '../aggregate-functions';
 import { isNondeterministicFunction } from '../random-functions';
 import { formatDouble } from '../sql-values';
 import { SqlValidationError } from '../sql-error';
@@ -29,11 +30,17 @@ const JOIN_TYPES: Record<string, JoinType> = {
   FULL: 'FullOuter', FULLOUTER: 'FullOuter', SEMI: 'LeftSemi', LEFTSEMI: 'LeftSemi', ANTI: 'LeftAnti', LEFTANTI: 'LeftAnti',
 };
 
-/** The name of the first nondeterministic function `e` calls (rand(), uuid()…), if any. */
-function firstNondeterministicCall(e: Expression): string | undefined {
+/**
+ * The name of the first function `e` calls that an inline table cannot evaluate to a constant, if
+ * any: a nondeterministic one (rand(), uuid()…) or an aggregate (count(1)), neither of them
+ * foldable, as Spark's ResolveInlineTables.validateInputEvaluable requires.
+ */
+function firstUnevaluableCall(e: Expression): string | undefined {
   let found: string | undefined;
   someExpression(e, (x) => {
-    if (x.kind === 'UnresolvedFunction' && x.nameParts.length === 1 && isNondeterministicFunction(x.nameParts[0].toLowerCase())) found = x.nameParts[0];
+    if (x.kind !== 'UnresolvedFunction' || x.nameParts.length !== 1) return false;
+    const name = x.nameParts[0].toLowerCase();
+    if (isNondeterministicFunction(name) || isAggregateFunctionName(name)) found = x.nameParts[0];
     return found !== undefined;
   });
   return found;
@@ -152,8 +159,8 @@ class PlanAstBuilder {
    * columns. Its values are evaluated where the query's static side runs, never at validation;
    * a column's type is the one its rows' values widen to, without a STRING beside a number, date
    * or timestamp (checked by the query planner, which knows the types). A row must have as many
-   * values as the first, and no value may be nondeterministic, as Spark's ResolveInlineTables
-   * requires.
+   * values as the alias list names (without one, as the first row has), and no value may be
+   * nondeterministic or an aggregate, as Spark's ResolveInlineTables requires.
    */
   private inlineTable(exprs: C<'ExpressionContext'>[], alias: C<'TableAliasContext'> | null, pos: Position): LogicalPlan {
     const rows = exprs.map((x) => {
@@ -162,18 +169,22 @@ class PlanAstBuilder {
       const rowConstructor = e.kind === 'UnresolvedFunction' && e.nameParts[0] === 'struct' && this.parsed.text.sql[e.pos.start] === '(';
       return rowConstructor ? (e as UnresolvedFunction).arguments.map((a) => (a.kind === 'Alias' ? a.child : a)) : [e];
     });
-    const width = rows[0].length;
+    // Its columns' names as Spark's UnresolvedInlineTable has them: the alias list, else col1, col2, …
+    const aliases = alias?._alias && alias.identifierList() ? this.identifierList(alias.identifierList()!) : [];
+    const names = aliases.length ? aliases : rows[0].map((_, i) => `col${i + 1}`);
+    // Spark's ResolveInlineTables.validateInputDimension: every row has as many values as names.
+    const width = names.length;
     rows.forEach((row, i) => {
       if (row.length !== width) {
         throw new SqlValidationError(
-          `Invalid inline table. Inline table expected ${width} columns but found ${row.length} columns in row ${i}. Give every row as many values as the first.`,
+          `Invalid inline table. Inline table expected ${width} columns but found ${row.length} columns in row ${i}. Give every row ${aliases.length ? 'a value for each name in the alias list' : 'as many values as the first'}.`,
           this.pos(exprs[i]), 'VALUES', 'INVALID_INLINE_TABLE.NUM_COLUMNS_MISMATCH');
       }
       for (const v of row) {
-        const random = firstNondeterministicCall(v);
-        if (random) {
+        const call = firstUnevaluableCall(v);
+        if (call) {
           throw new SqlValidationError(
-            `Invalid inline table. Cannot evaluate the expression "${this.parsed.text.sql.slice(v.pos.start, v.pos.end)}" in inline table definition. An inline table holds constants: compute ${random}() in the query that reads it.`,
+            `Invalid inline table. Cannot evaluate the expression "${this.parsed.text.sql.slice(v.pos.start, v.pos.end)}" in inline table definition. An inline table holds constants: compute ${call}() in the query that reads it.`,
             v.pos, 'VALUES', 'INVALID_INLINE_TABLE.CANNOT_EVALUATE_EXPRESSION_IN_INLINE_TABLE');
         }
       }
@@ -185,9 +196,6 @@ class PlanAstBuilder {
       child: relation,
       pos,
     }));
-    // Its columns' names as Spark's UnresolvedInlineTable has them, for INCOMPATIBLE_TYPES_IN_INLINE_TABLE.
-    const aliases = alias?._alias && alias.identifierList() ? this.identifierList(alias.identifierList()!) : [];
-    const names = rows[0].map((_, i) => aliases[i] ?? `col${i + 1}`);
     return selects.length === 1 ? selects[0] : { kind: 'Union', children: selects, pos, inlineTable: { names } };
   }
 
