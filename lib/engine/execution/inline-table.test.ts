@@ -69,6 +69,12 @@ describe('inline tables (VALUES) beside a stream', () => {
     expect(await run('SELECT id, (SELECT max(col1) FROM VALUES (5), (7)) AS m FROM events WHERE k = 1')).toEqual(['1:7']);
   });
 
+  it('is read by a scalar subquery through the CTEs the subquery defines, each seeing the ones before it', async () => {
+    expect(await run('SELECT id, (WITH v AS (SELECT max(col1) AS m FROM VALUES (5), (7)), w AS (SELECT m + 1 AS m FROM v) SELECT m FROM w) AS m FROM events WHERE k = 1')).toEqual(['1:8']);
+    // A CTE the subquery defines over the stream is still the stream.
+    expect(errorOf('SELECT id, (WITH v AS (SELECT max(id) AS m FROM events) SELECT m FROM v) AS m FROM events')).toContain('A scalar subquery over a stream');
+  });
+
   it('types a column as its rows widen: INT and DECIMAL(2,1) to DECIMAL(11,1), NULL to the others\' type', () => {
     expect(outputSchema('SELECT t.x FROM events e JOIN VALUES (1, 2.5), (2, 3) AS t(k, x) ON t.k = e.k')).toEqual(['x decimal']);
     expect(validateJob(specOf('SELECT t.x FROM events e JOIN VALUES (1, 2.5), (2, 3) AS t(k, x) ON t.k = e.k')).outputSchema?.[0]).toMatchObject({ precision: 11, scale: 1 });

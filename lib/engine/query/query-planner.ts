@@ -139,9 +139,20 @@ function readsOuter(u: UnresolvedPlan, qualifiers: readonly string[], outer: Sch
   return walk(u);
 }
 
-/** The tables and CTEs a query reads by name, lower-cased (its expressions' subqueries not included). */
+/** The tables and outer CTEs a query reads by name, lower-cased (its expressions' subqueries not included, nor the CTEs it defines). */
 function relationNames(u: UnresolvedPlan): string[] {
   if (u.kind === 'UnresolvedRelation') return [u.multipartIdentifier.join('.').toLowerCase()];
+  if (u.kind === 'UnresolvedWith') {
+    // A CTE the query defines itself is no table it reads: what its definition reads is (each
+    // definition sees the ones before it, the query all of them, as Spark's CTESubstitution).
+    const defined = new Set<string>();
+    const names: string[] = [];
+    for (const cte of u.cteRelations) {
+      names.push(...relationNames(cte.child).filter((n) => !defined.has(n)));
+      defined.add(cte.alias.toLowerCase());
+    }
+    return [...names, ...relationNames(u.child).filter((n) => !defined.has(n))];
+  }
   return planChildren(u).flatMap(relationNames);
 }
 
