@@ -21,7 +21,7 @@
 import { describe, expect, it } from 'vitest';
 import { goldenCases, sameColumnTypes, weirAnswer } from './testing/spark-golden-file';
 
-const FILES = ['array', 'arrayJoin', 'bitwise', 'booleanEquality', 'cast', 'ceil-floor-with-scale-param', 'comparator', 'conditional-functions', 'count', 'csv-functions', 'date', 'datetime-formatting-invalid', 'datetime-parsing', 'datetime-parsing-invalid', 'datetime-special', 'decimalArithmeticOperations', 'except', 'except-all', 'extract', 'group-by', 'having', 'higher-order-functions', 'ilike', 'implicitTypeCasts', 'intersect-all', 'interval', 'json-functions', 'like-all', 'like-any', 'linear-regression', 'literals', 'map', 'mask-functions', 'math', 'misc-functions', 'null-handling', 'null-propagation', 'operators', 'order-by-nulls-ordering', 'percentiles', 'pivot', 'predicate-functions', 'random', 'regexp-functions', 'sql-compatibility-functions', 'string-functions', 'struct', 'timestamp', 'try_arithmetic', 'try_cast', 'try_datetime_functions', 'try_element_at', 'union', 'url-functions', 'window'] as const;
+const FILES = ['array', 'arrayJoin', 'bitwise', 'booleanEquality', 'cast', 'ceil-floor-with-scale-param', 'comparator', 'conditional-functions', 'count', 'csv-functions', 'cte', 'cte-nested', 'date', 'datetime-formatting-invalid', 'datetime-parsing', 'datetime-parsing-invalid', 'datetime-special', 'decimalArithmeticOperations', 'except', 'except-all', 'extract', 'group-by', 'having', 'higher-order-functions', 'ilike', 'implicitTypeCasts', 'inline-table', 'intersect-all', 'interval', 'json-functions', 'like-all', 'like-any', 'linear-regression', 'literals', 'map', 'mask-functions', 'math', 'misc-functions', 'null-handling', 'null-propagation', 'operators', 'order-by-nulls-ordering', 'percentiles', 'pivot', 'predicate-functions', 'random', 'regexp-functions', 'sql-compatibility-functions', 'string-functions', 'struct', 'timestamp', 'try_arithmetic', 'try_cast', 'try_datetime_functions', 'try_element_at', 'union', 'url-functions', 'window'] as const;
 
 /** Why Weir answers otherwise. */
 const WHY = {
@@ -54,6 +54,14 @@ const WHY = {
   pivotValueCheck: "refused with NON_LITERAL_PIVOT_VALUES: Weir checks that a pivot value is a literal before resolving it; Spark first fails to resolve the column s (UNRESOLVED_COLUMN)",
   pivotValueTypeClass: "a pivot value of another type than a pivot column of two columns is refused with DATATYPE_MISMATCH.CAST_WITHOUT_SUGGESTION (its cast), not Spark's PIVOT_VALUE_DATA_TYPE_MISMATCH",
   withinGroupGrammar: "refused with PARSE_SYNTAX_ERROR: Weir parses with Spark 3.5's grammar (dt-sql-parser's), whose WITHIN GROUP (ORDER BY x) follows only percentile_cont(p) and percentile_disc(p), one percentage and one ordering, without DISTINCT; Spark 4's grammar takes WITHIN GROUP after any call and its analyzer refuses it with this class",
+  repeatedOutputName: "two output columns of one name (a column list `t(x, x)`, or `SELECT *` over two CTEs that both have `a`): Weir refuses the repeated name (a row holds a column by its name), where Spark's result repeats it",
+  rangeFunction: "the table-valued function range() is not supported (Weir's FROM reads its sources, static tables, VALUES and subqueries)",
+  scalarSubqueryNoTable: "a subquery that reads no table (`(WITH t AS (SELECT 2) SELECT * FROM t)`) is refused as a subquery over a stream: a scalar or IN subquery must read the job's static tables or an inline table (VALUES); Spark reads its one-row relation",
+  scalarSubqueryUnknownTable: "refused as a scalar subquery over a stream: Weir checks what a scalar subquery reads before it resolves its tables, and r (a CTE's own name inside its definition) is no static table; Spark fails to resolve r (TABLE_OR_VIEW_NOT_FOUND)",
+  correlatedScalarSubquery: "a correlated scalar subquery (one that reads a column of the outer query) in the select list is refused as not supported: Weir runs one only as a join it can rewrite it to (its correlated column equated to one of its table's); Spark answers it, or here fails on the VALUES that reads the outer column (INVALID_INLINE_TABLE.CANNOT_EVALUATE_EXPRESSION_IN_INLINE_TABLE)",
+  inSubqueryInSelect: "an IN subquery in the select list is refused as not supported: Weir runs IN (subquery) only as a WHERE conjunct, a LEFT SEMI join",
+  sameNameJoin: "a join of two relations of one name (a CTE and a subquery aliased alike) is refused as a self-join that needs an alias per side; Spark joins them and refuses the qualified same_name.x as ambiguous (AMBIGUOUS_REFERENCE)",
+  voidColumn: "a column of NULLs only in an inline table is a STRING in Weir's output when it reads the table as the static side of a join (the VOID type is kept only in a projection's own output); Spark keeps VOID",
   dateStringCompare: "Spark 2.4's answer (a DATE beside a string compared as strings); Spark 3.0+ casts the string to a DATE, as Weir does",
 };
 
@@ -139,6 +147,33 @@ const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> 
     "SELECT count(DISTINCT 3,2)": WHY.distinctOverStream,
     "SELECT count(DISTINCT 2), count(DISTINCT 2,3)": WHY.distinctOverStream,
     "SELECT count(DISTINCT 2), count(DISTINCT 3,2)": WHY.distinctOverStream,
+  },
+  cte: {
+    "WITH r AS (SELECT (SELECT * FROM r))\nSELECT * FROM r": WHY.scalarSubqueryUnknownTable,
+    "WITH t(x, x) AS (SELECT 1, 2)\nSELECT * FROM t": WHY.repeatedOutputName,
+    "SELECT count(*) FROM (\n  WITH q1(x) AS (SELECT random() FROM range(1, 5))\n    SELECT * FROM q1\n  UNION\n    SELECT * FROM q1\n) ss": WHY.rangeFunction,
+    "SELECT ( WITH cte(foo) AS ( VALUES(id) )\n         SELECT (SELECT foo FROM cte) )\nFROM t": WHY.correlatedScalarSubquery,
+    "WITH same_name(x) AS (SELECT 42)\nSELECT same_name.x FROM (SELECT 10) AS same_name(x), same_name": WHY.sameNameJoin,
+    "select (with q as (select 1 x) select * from q)": WHY.scalarSubqueryNoTable,
+    "select 1 in (with q as (select 1) select * from q)": WHY.inSubqueryInSelect,
+    "WITH T1 as (select 1 a)\nselect *\nfrom\n  T1 x,\n  (WITH T1 as (select 2 b) select * from T1) y,\n  T1 z": WHY.repeatedOutputName,
+    "select\n  (WITH q AS (select T.x) select * from q)\nfrom (select 1 x, 2 y) T": WHY.correlatedScalarSubquery,
+    "select\n  (WITH q AS (select 3 z) select x + t.y + z from q)\nfrom (select 1 x, 2 y) T": WHY.correlatedScalarSubquery,
+  },
+  "cte-nested": {
+    "SELECT (\n  WITH t AS (SELECT 1)\n  SELECT * FROM t\n)": WHY.scalarSubqueryNoTable,
+    "SELECT (\n  WITH unreferenced AS (SELECT id)\n  SELECT 1\n) FROM range(1)": WHY.rangeFunction,
+    "SELECT (\n  WITH unreferenced AS (SELECT 1)\n  SELECT id\n) FROM range(1)": WHY.rangeFunction,
+    "SELECT * FROM\n  (\n   WITH cte AS (SELECT * FROM range(10))\n   SELECT * FROM cte WHERE id = 8\n  ) a\nUNION\nSELECT * FROM cte": WHY.rangeFunction,
+    "WITH\n  t(c) AS (SELECT 1),\n  t2 AS (\n    SELECT (\n      SELECT max(c) FROM (\n        WITH t(c) AS (SELECT 2)\n        SELECT * FROM t\n      )\n    )\n  )\nSELECT * FROM t2": WHY.scalarSubqueryNoTable,
+    "WITH t AS (SELECT 1)\nSELECT (\n  WITH t AS (SELECT 2)\n  SELECT * FROM t\n)": WHY.scalarSubqueryNoTable,
+    "WITH t AS (SELECT 1)\nSELECT (\n  SELECT (\n    WITH t AS (SELECT 2)\n    SELECT * FROM t\n  )\n)": WHY.scalarSubqueryNoTable,
+    "WITH t AS (SELECT 1)\nSELECT (\n  WITH t AS (SELECT 2)\n  SELECT (\n    WITH t AS (SELECT 3)\n    SELECT * FROM t\n  )\n)": WHY.scalarSubqueryNoTable,
+    "WITH t(c) AS (SELECT 1)\nSELECT * FROM t\nWHERE c IN (\n  WITH t(c) AS (SELECT 2)\n  SELECT * FROM t\n)": WHY.scalarSubqueryNoTable,
+    "WITH abc AS (SELECT 1)\nSELECT (\n  WITH aBc AS (SELECT 2)\n  SELECT * FROM aBC\n)": WHY.scalarSubqueryNoTable,
+  },
+  "inline-table": {
+    "select * from values (\"one\", null), (\"two\", null) as data(a, b)": WHY.voidColumn,
   },
   "csv-functions": {
     "select from_csv('1', 'a InvalidType')": WHY.schemaTypeClass,
