@@ -623,7 +623,8 @@ class ExpressionCompiler implements LambdaCompiler {
           );
         }
         const key = f.name;
-        return { ...typeOfField(f), eval: (row) => row[key] ?? null };
+        // A column of NULLs (VOID) reads as Spark's NullType, as the NULL literal it was.
+        return { ...(f.void ? { type: 'null' as const } : typeOfField(f)), eval: (row) => row[key] ?? null };
       }
       case 'field': {
         const a = this.compile(e.arg);

@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Row, Schema } from '../types';
+import { simpleTypeString } from './data-types';
 import { SqlValidationError } from './sql-error';
 import { compileStreamingQuery, readsOfSource, readsSource } from './streaming-query';
 
@@ -95,6 +96,13 @@ describe('stateless SQL', () => {
       expect([e.line, e.column], sql).toEqual([line, column]);
       expect(e.code).toBe('VALIDATION_ERROR');
     }
+  });
+
+  it('keeps a column of NULLs VOID where it is read again: over a subquery, an inline table, a join\'s static side', () => {
+    const types = (sql: string) => compileStreamingQuery(sql, rel).outputSchema.map((f) => simpleTypeString(f));
+    expect(types('SELECT b FROM (SELECT null AS b FROM src)')).toEqual(['void']);
+    expect(types('SELECT q.* FROM src CROSS JOIN (VALUES (null, 1), (null, 2)) q')).toEqual(['void', 'int']);
+    expect(types("SELECT q.* FROM src CROSS JOIN (SELECT null AS b, 'x' AS c FROM VALUES (0)) q")).toEqual(['void', 'string']);
   });
 
   it('refuses a relation no source or CTE in scope names with Spark\'s TABLE_OR_VIEW_NOT_FOUND', () => {
