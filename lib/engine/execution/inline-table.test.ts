@@ -71,6 +71,8 @@ describe('inline tables (VALUES) beside a stream', () => {
 
   it('is read by a scalar subquery through the CTEs the subquery defines, each seeing the ones before it', async () => {
     expect(await run('SELECT id, (WITH v AS (SELECT max(col1) AS m FROM VALUES (5), (7)), w AS (SELECT m + 1 AS m FROM v) SELECT m FROM w) AS m FROM events WHERE k = 1')).toEqual(['1:8']);
+    // An IN subquery reads the query's CTEs over static data as it reads the tables.
+    expect(await run('WITH v AS (SELECT col1 AS c FROM VALUES 1, 3) SELECT id FROM events WHERE k IN (SELECT c FROM v)')).toEqual(['1', '3']);
     // A CTE the subquery defines over the stream is still the stream.
     expect(errorOf('SELECT id, (WITH v AS (SELECT max(id) AS m FROM events) SELECT m FROM v) AS m FROM events')).toContain('A scalar subquery over a stream');
   });

@@ -912,7 +912,8 @@ class QueryPlanner {
       // Over a join or a subquery the outer column is left as written, to be resolved there as
       // WHERE would; the table's column is then renamed, so that a name both have is the outer's.
       const plain = stream !== undefined && query.kind === 'Project' && query.projectList[0].kind === 'UnresolvedAttribute' && staticOf(query.child) !== undefined;
-      if (!plain && !this.readsStaticTablesOnly(query)) return undefined;
+      // Its tables may be the outer query's CTEs over static tables (this.ctes: the SELECT's scope).
+      if (!plain && !this.readsStaticTablesOnly(query, this.ctes)) return undefined;
       const right: UnresolvedPlan = plain ? query.child : {
         kind: 'SubqueryAlias', alias: IN_SUBQUERY, pos: query.pos,
         child: { kind: 'UnresolvedSubqueryColumnAliases', outputColumnNames: [IN_SUBQUERY_VALUE], child: query, pos: query.pos },
