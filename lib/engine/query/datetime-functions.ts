@@ -196,12 +196,14 @@ const SECOND_DECIMAL: DecimalType = { precision: 8, scale: 6 };
 /** date_part(field, source) and EXTRACT(field FROM source); the compiler checks the field is a literal Spark knows. */
 /**
  * The call with its unit (field) literal lower-cased, after checking it is one of `allowed`
- * (Spark requires a foldable unit).
+ * (Spark requires a foldable unit). `errorClasses` are Spark's for a unit that is not a literal
+ * and for one it does not know.
  */
-const unitLowered = (allowed: readonly string[], what: string) => (e: CallExpr, c: CallCompiler): Expr => {
+const unitLowered = (allowed: readonly string[], what: string, errorClasses?: { nonLiteral: string; unknown: string }) => (e: CallExpr, c: CallCompiler): Expr => {
   const unit = e.args[0];
   if (unit.kind !== 'literal' || typeof unit.value !== 'string' || !allowed.includes(unit.value.toLowerCase())) {
-    c.fail(e, `${e.name} ${what} must be one of ${allowed.join(', ')}`);
+    const errorClass = unit.kind === 'literal' && typeof unit.value === 'string' ? errorClasses?.unknown : errorClasses?.nonLiteral;
+    c.fail(e, `${e.name} ${what} must be one of ${allowed.join(', ')}`, errorClass);
   }
   return { ...e, args: [{ ...unit, value: unit.value.toLowerCase() }, ...e.args.slice(1)] };
 };
@@ -211,7 +213,9 @@ const DATE_PART: FunctionDef = {
   // A NULL field is a NULL DOUBLE whatever the source (Spark's DatePart.toEquivalentExpr).
   replacement: (e, c) => (e.args[0].kind === 'literal' && e.args[0].value === null
     ? { kind: 'cast', arg: e.args[0], to: 'double', pos: e.pos }
-    : unitLowered(EXTRACT_FIELDS, 'field')(e, c)),
+    // DatePart.toEquivalentExpr: a field that is not a constant is NON_FOLDABLE_ARGUMENT;
+    // parseExtractField: one it does not know, INVALID_EXTRACT_FIELD.
+    : unitLowered(EXTRACT_FIELDS, 'field', { nonLiteral: 'NON_FOLDABLE_ARGUMENT', unknown: 'INVALID_EXTRACT_FIELD' })(e, c)),
   type: (a, lits) => {
     if (!isStr(a[0])) return 'the field must be a string';
     const field = lits && typeof lits[0] === 'string' ? extractField(lits[0]) : undefined;

@@ -628,6 +628,10 @@ describe("Spark's function examples", () => {
     await expect(one("date_part('nope', TIMESTAMP '2024-01-01 00:00:00')")).rejects.toThrow(/field must be one of/);
     // The same-length rewrite of EXTRACT keeps the error's position on the user's text.
     await expect(one("n + extract(nope FROM TIMESTAMP '2024-01-01 00:00:00')")).rejects.toThrow(/field must be one of .*\(line 1, column 12\)/);
+    // Spark's classes (DatePart): a field it does not know, and one that is not a constant.
+    await expect(one("date_part('millennium', TIMESTAMP '2024-01-01 00:00:00')")).rejects.toThrow(expect.objectContaining({ errorClass: 'INVALID_EXTRACT_FIELD' }));
+    await expect(one("extract(isodow FROM DATE '2024-01-01')")).rejects.toThrow(expect.objectContaining({ errorClass: 'INVALID_EXTRACT_FIELD' }));
+    await expect(one("date_part(CAST(n AS STRING), DATE '2024-01-01')")).rejects.toThrow(expect.objectContaining({ errorClass: 'NON_FOLDABLE_ARGUMENT' }));
     await expect(one("schema_of_json(CAST(n AS STRING))")).rejects.toThrow(/literal/);
     await expect(one("levenshtein(repeat('a', 20000), repeat('b', 20000))")).rejects.toThrow(/over the limit/);
   });
