@@ -21,7 +21,7 @@
 import { describe, expect, it } from 'vitest';
 import { goldenCases, sameColumnTypes, weirAnswer } from './testing/spark-golden-file';
 
-const FILES = ['array', 'arrayJoin', 'bitwise', 'booleanEquality', 'cast', 'ceil-floor-with-scale-param', 'comparator', 'conditional-functions', 'count', 'csv-functions', 'cte', 'cte-nested', 'date', 'datetime-formatting-invalid', 'datetime-parsing', 'datetime-parsing-invalid', 'datetime-special', 'decimalArithmeticOperations', 'except', 'except-all', 'extract', 'group-by', 'having', 'higher-order-functions', 'ilike', 'implicitTypeCasts', 'inline-table', 'intersect-all', 'interval', 'json-functions', 'like-all', 'like-any', 'linear-regression', 'literals', 'map', 'mask-functions', 'math', 'misc-functions', 'null-handling', 'null-propagation', 'operators', 'order-by-nulls-ordering', 'percentiles', 'pivot', 'predicate-functions', 'random', 'regexp-functions', 'sql-compatibility-functions', 'string-functions', 'struct', 'timestamp', 'try_arithmetic', 'try_cast', 'try_datetime_functions', 'try_element_at', 'union', 'url-functions', 'window'] as const;
+const FILES = ['array', 'arrayJoin', 'bitwise', 'booleanEquality', 'cast', 'ceil-floor-with-scale-param', 'comparator', 'conditional-functions', 'count', 'csv-functions', 'cte', 'cte-nested', 'date', 'datetime-formatting-invalid', 'datetime-parsing', 'datetime-parsing-invalid', 'datetime-special', 'decimalArithmeticOperations', 'except', 'except-all', 'extract', 'group-by', 'having', 'higher-order-functions', 'ilike', 'implicitTypeCasts', 'inline-table', 'intersect-all', 'interval', 'json-functions', 'like-all', 'like-any', 'linear-regression', 'literals', 'map', 'mask-functions', 'math', 'misc-functions', 'null-handling', 'null-propagation', 'operators', 'order-by-nulls-ordering', 'percentiles', 'pivot', 'predicate-functions', 'random', 'regexp-functions', 'sql-compatibility-functions', 'string-functions', 'struct', 'timestamp', 'timestamp-ntz', 'try_arithmetic', 'try_cast', 'try_datetime_functions', 'try_element_at', 'union', 'url-functions', 'window'] as const;
 
 /** Why Weir answers otherwise. */
 const WHY = {
@@ -61,6 +61,7 @@ const WHY = {
   correlatedScalarSubquery: "a correlated scalar subquery (one that reads a column of the outer query) in the select list is refused as not supported: Weir runs one only as a join it can rewrite it to (its correlated column equated to one of its table's); Spark answers it, or here fails on the VALUES that reads the outer column (INVALID_INLINE_TABLE.CANNOT_EVALUATE_EXPRESSION_IN_INLINE_TABLE)",
   inSubqueryInSelect: "an IN subquery in the select list is refused as not supported: Weir runs IN (subquery) only as a WHERE conjunct, a LEFT SEMI join",
   sameNameJoin: "a join of two relations of one name (a CTE and a subquery aliased alike) is refused as a self-join that needs an alias per side; Spark joins them and refuses the qualified same_name.x as ambiguous (AMBIGUOUS_REFERENCE)",
+  ansiFractionOfSecond: "Spark 4's default ANSI mode (this file has no ANSI-off results) raises INVALID_FRACTION_OF_SECOND for 60 seconds with a fraction; Weir's SQL is ANSI off and answers NULL, as make_timestamp does in the ANSI-off timestamp.sql.out",
   dateStringCompare: "Spark 2.4's answer (a DATE beside a string compared as strings); Spark 3.0+ casts the string to a DATE, as Weir does",
 };
 
@@ -254,6 +255,9 @@ const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> 
     "select to_timestamp('223456 2019-10-06 10:11:12.123456PST', 'SSSSSS yyyy-MM-dd HH:mm:ss.SSSSSS[zzz]')": WHY.legacyParserCheck,
     "select to_timestamp(\"12.1232019-10-06S10:11\", \"ss.SSSSyyyy-MM-dd'S'HH:mm\")": WHY.legacyParserCheck,
     "select to_timestamp(\"12.1234019-10-06S10:11\", \"ss.SSSSy-MM-dd'S'HH:mm\")": WHY.farTimestamp,
+  },
+  "timestamp-ntz": {
+    "SELECT make_timestamp_ntz(2021, 07, 11, 6, 30, 60.007)": WHY.ansiFractionOfSecond,
   },
   try_arithmetic: {
     "SELECT try_divide(1, (2147483647 + 1))": WHY.javaDouble,
