@@ -5,7 +5,8 @@
  *
  * Letters taken: y (year), M / L (month: M, MM, MMM, MMMM), d (day of month), D (day of year),
  * H (0-23), h (1-12), k (1-24), K (0-11), m, s, S (fraction, up to 6 digits kept: microseconds), a (AM/PM),
- * E (day of week: E, EEE short, EEEE long), Q/q (quarter) for formatting, XXX / XX / X / Z / x (the offset: always Z or +0000 in UTC) and z (the zone
+ * E (day of week: E, EEE short, EEEE long), Q/q (quarter: Q, QQ 02, QQQ Q2, QQQQ 2nd quarter), G (era: AD, GGGG Anno
+ * Domini) and F (the day's place in its aligned week of the month) for formatting, XXX / XX / X / Z / x (the offset: always Z or +0000 in UTC) and z (the zone
  * name: UTC when formatting; a name, an offset or a region when parsing); text
  * in single quotes is literal and '' is a quote; `[…]` is an optional section, tried with and then
  * without its contents when parsing (at most 64 ways). Any other letter is an error at validation.
@@ -16,12 +17,13 @@ import { fromWallClock, zoneOf } from './time-zones';
 import { RecordExpressionError } from '../errors';
 
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+const QUARTERS = ['1st quarter', '2nd quarter', '3rd quarter', '4th quarter'];
 const DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
 
 /** `section`: the bounds of an optional section `[…]`, which parsing may skip and formatting prints. */
 type Token = { literal: string } | { letter: string; count: number } | { section: '[' | ']' };
 
-const LETTERS = new Set('yMLdDHhkKmsSaEQqXZxz'.split(''));
+const LETTERS = new Set('GyMLdDFHhkKmsSaEQqXZxz'.split(''));
 
 /** The letters java.text.SimpleDateFormat took (Spark 2's parser): a pattern Spark 3 refuses but it took is Spark's INCONSISTENT_BEHAVIOR_CROSS_VERSION. */
 const LEGACY_LETTERS = new Set('GyYMLwWDdFEuaHkKhmsSzZX'.split(''));
@@ -150,8 +152,14 @@ export function formatWithPattern(v: number, tokens: Token[]): string {
       case 'S': out += `${pad(d.getUTCMilliseconds(), 3)}${pad(micros, 3)}`.padEnd(n, '0').slice(0, n); break;
       case 'a': out += h < 12 ? 'AM' : 'PM'; break;
       case 'E': out += n >= 4 ? DAYS[d.getUTCDay()] : DAYS[d.getUTCDay()].slice(0, 3); break;
+      // java.time's quarter, English text (CLDR): Q, QQ 02, QQQ Q2, QQQQ 2nd quarter.
       case 'Q':
-      case 'q': out += String(Math.floor(mo / 3) + 1); break;
+      case 'q': { const q = Math.floor(mo / 3) + 1; out += n >= 4 ? QUARTERS[q - 1] : n === 3 ? `Q${q}` : pad(q, n); break; }
+      // The era: AD (year 1 on) or BC, GGGG its long name.
+      case 'G': out += y > 0 ? (n >= 4 ? 'Anno Domini' : 'AD') : n >= 4 ? 'Before Christ' : 'BC'; break;
+      // Java 17's 'F' (ChronoField.ALIGNED_DAY_OF_WEEK_IN_MONTH, which Spark's results print):
+      // the day's place in its week of the month counted from the 1st.
+      case 'F': out += String(((day - 1) % 7) + 1); break;
       case 'X': out += 'Z'; break;
       case 'x': out += n === 1 ? '+00' : n === 3 || n === 5 ? '+00:00' : '+0000'; break;
       case 'Z': out += n >= 4 ? 'GMT' : '+0000'; break;
