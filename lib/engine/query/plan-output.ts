@@ -50,7 +50,8 @@ type GenerateNode = Extract<LogicalPlan, { kind: 'Generate' }>;
 export function generatorFields(g: GenerateNode['generator'], schema: Schema, args: readonly TypeInfo[] = g.args.map((a) => expressionType(a, schema))): { window?: TimeWindowSpec; fields: Schema } {
   const window = timeWindowOf(g, schema);
   if (window) {
-    const field: Field = { name: WINDOW_COLUMN, type: 'window', nullable: false, ...(args[0].watermarkDelayMs !== undefined ? { watermarkDelayMs: args[0].watermarkDelayMs } : {}) };
+    // TimeWindow's start and end are of its time column's type: TIMESTAMP_NTZ of a TIMESTAMP_NTZ.
+    const field: Field = { name: WINDOW_COLUMN, type: 'window', nullable: false, ...(args[0].ntz ? { ntz: true as const } : {}), ...(args[0].watermarkDelayMs !== undefined ? { watermarkDelayMs: args[0].watermarkDelayMs } : {}) };
     return { window, fields: [field] };
   }
   const fields = generatorOutput(g.name, g.args, args);

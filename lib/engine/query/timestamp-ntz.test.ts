@@ -174,6 +174,11 @@ describe('TIMESTAMP_NTZ windows', () => {
     expect(String(arrowTypeOf(Arrow, { name: 'w', type: 'window', ntz: true }))).not.toBe(String(arrowTypeOf(Arrow, { name: 'w', type: 'window' })));
     expect(JSON.stringify(avroSchemaOf({ name: 'w', type: 'window', ntz: true }))).toContain('local-timestamp-micros');
   });
+
+  it('window(ntz) in a SELECT without GROUP BY is a struct of TIMESTAMP_NTZ too (TimeWindow keeps the column\'s type)', () => {
+    const q = compileStreamingQuery("SELECT window(n, '10 minutes') AS w FROM events", rel);
+    expect(q.outputSchema[0]).toMatchObject({ name: 'w', type: 'window', ntz: true });
+  });
 });
 
 describe('TIMESTAMP_NTZ round trips (property)', () => {
