@@ -152,7 +152,7 @@ const FIELD_ALIASES: Record<string, string> = {
   qtr: 'quarter',
   mon: 'month', mons: 'month', months: 'month',
   w: 'week', weeks: 'week',
-  d: 'day', days: 'day', dayofmonth: 'day',
+  d: 'day', days: 'day',
   dow: 'dayofweek', dow_iso: 'dayofweek_iso',
   h: 'hour', hours: 'hour', hr: 'hour', hrs: 'hour',
   m: 'minute', min: 'minute', mins: 'minute', minutes: 'minute',

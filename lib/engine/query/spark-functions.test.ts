@@ -631,6 +631,9 @@ describe("Spark's function examples", () => {
     // Spark's classes (DatePart): a field it does not know, and one that is not a constant.
     await expect(one("date_part('millennium', TIMESTAMP '2024-01-01 00:00:00')")).rejects.toThrow(expect.objectContaining({ errorClass: 'INVALID_EXTRACT_FIELD' }));
     await expect(one("extract(isodow FROM DATE '2024-01-01')")).rejects.toThrow(expect.objectContaining({ errorClass: 'INVALID_EXTRACT_FIELD' }));
+    // DAYOFMONTH is a function, not one of DatePart's fields (DAY, D, DAYS).
+    await expect(one("date_part('dayofmonth', DATE '2024-01-05')")).rejects.toThrow(expect.objectContaining({ errorClass: 'INVALID_EXTRACT_FIELD' }));
+    expect(await one("dayofmonth(DATE '2024-01-05')")).toBe(5);
     await expect(one("date_part(CAST(n AS STRING), DATE '2024-01-01')")).rejects.toThrow(expect.objectContaining({ errorClass: 'NON_FOLDABLE_ARGUMENT' }));
     await expect(one("schema_of_json(CAST(n AS STRING))")).rejects.toThrow(/literal/);
     await expect(one("levenshtein(repeat('a', 20000), repeat('b', 20000))")).rejects.toThrow(/over the limit/);
