@@ -55,6 +55,11 @@ describe('ScalarSubqueryExec', () => {
     expect([filter({ id: 5, ts: 1000 }, { batchTimestampMs: 0 }), filter({ id: 1, ts: 2000 }, { batchTimestampMs: 0 })]).toEqual([true, false]);
   });
 
+  it('one without FROM reads one row (Spark\'s OneRowRelation), not the stream', async () => {
+    const q = compileStreamingQuery('SELECT id, (SELECT 200) AS c FROM events WHERE id > (SELECT 1 + 1)', events, {});
+    expect(await run(q, [{ id: 1 }, { id: 3 }])).toEqual([{ id: 3, c: 200 }]);
+  });
+
   it('two runs of one query hold their own values', async () => {
     const a = compileStreamingQuery(SQL, events, { staticTables: await regions([1, 2]) });
     const b = compileStreamingQuery(SQL, events, { staticTables: await regions([5]) });

@@ -763,10 +763,11 @@ class QueryPlanner {
   /**
    * `(SELECT …)` in an expression: Spark's ScalarSubquery. Uncorrelated and over static tables, it
    * is their batch plan of one column, which the run evaluates once, before its first batch's
-   * operators (ScalarSubqueryExec): one row's value, NULL for no row, more rows an error.
+   * operators (ScalarSubqueryExec): one row's value, NULL for no row, more rows an error. One
+   * without FROM (`(SELECT 200)`) reads Spark's OneRowRelation, a batch relation too.
    */
   private scalarSubquery(u: UnresolvedPlan, pos: SqlPosition | undefined, ctes: ReadonlyMap<string, LogicalPlan>, outerQualifiers: readonly string[], outer: Schema): Expr {
-    if (!this.readsStaticTablesOnly(u, ctes)) {
+    if (!this.readsNoStream(u, ctes)) {
       throw notSupportedYet('A scalar subquery over a stream', pos, 'a scalar subquery reads static tables (staticTables in the job spec); join the stream instead');
     }
     let resolved: Resolved;
