@@ -19,7 +19,7 @@ import type { Schema } from '../types';
 import { FIRST_LAST_NAMES, isAggregateFunctionName, WITHIN_GROUP_NAMES } from './aggregate-functions';
 import { exprChildren, exprToString, METADATA_COLUMN, referencedColumns, type Expr, type SqlPosition } from './expression';
 import { lineColumn, type ExpressionBuilder } from './expression-builder';
-import { groupingCall, groupingCallName, groupingSetsOf, hasDuplicateGroupingSets, isGroupingCall } from './grouping-analytics';
+import { groupingCall, groupingCallName, groupingSetsOf, hasDuplicateGroupingSets, HIVE_GROUPING_ID, hiveGroupingId, isGroupingCall } from './grouping-analytics';
 import { compileExpression, implicitCastExpr, typeOfCompiled } from './expression-compiler';
 import { positionalArguments } from './named-arguments';
 import { GROUPING_ID_COLUMN, GROUPING_POS_COLUMN, type LogicalPlan, type NamedExpr } from './logical-plan';
@@ -238,7 +238,8 @@ export function buildAggregation(c: AggregationClauses, child: LogicalPlan, chil
 
   const rewrite = (e: Expression): Expression =>
     mapExpression(e, (n) => {
-      if (isGroupingCall(n)) return groupingCall(n, analytics && { sets: analytics, text: groupingText, gid: ref(GROUPING_ID_COLUMN, n.pos) }, builder);
+      const call = hiveGroupingId(n, childSchema) ?? n;
+      if (isGroupingCall(call)) return groupingCall(call, analytics && { sets: analytics, text: groupingText, gid: ref(GROUPING_ID_COLUMN, n.pos) }, builder);
       if (isAggregateCall(n)) return aggregateRef(n);
       const field = groupedFieldRead(n);
       if (field) return field;
@@ -282,7 +283,7 @@ export function buildAggregation(c: AggregationClauses, child: LogicalPlan, chil
     checkOnlyKeys(expr, 'the select list');
     if (alias) builder.addLateralAlias(alias, expr);
     const internal = shown.kind === 'column' && (shown.name.startsWith(KEY_PREFIX) || shown.name.startsWith(AGG_PREFIX));
-    const name = alias ?? (isGroupingCall(written) ? groupingCallName(written) : shown.kind === 'column' && !internal ? builder.outputName(shown.name) : shown.kind === 'field' ? shown.field : fieldName(textOf(shown)));
+    const name = alias ?? (hiveGroupingId(written, childSchema) ? HIVE_GROUPING_ID : isGroupingCall(written) ? groupingCallName(written) : shown.kind === 'column' && !internal ? builder.outputName(shown.name) : shown.kind === 'field' ? shown.field : fieldName(textOf(shown)));
     return { expr, name };
   });
   // HAVING reads the select list's aliases too (`count(*) AS c … HAVING c > 1`, as Spark's

@@ -201,6 +201,17 @@ dotNET	2012`],
     expect(q.explain).toContain('[stateful: one row per group of (course, spark_grouping_id);');
   });
 
+  it("reads Hive's grouping__id as grouping_id(), named grouping__id, in the select list, HAVING and ORDER BY (sql-tests grouping_set.sql.out)", async () => {
+    const sql = 'SELECT course, year, grouping__id, SUM(earnings) FROM courseSales GROUP BY GROUPING SETS ((course), (year)) HAVING GROUPING__ID > 1 ORDER BY grouping__id, year';
+    expect(compileStreamingQuery(sql, courseSales, { outputMode: 'complete' }).outputSchema.map((f) => [f.name, f.type])).toEqual([['course', 'string'], ['year', 'long'], ['grouping__id', 'long'], ['sum(earnings)', 'long']]);
+    expect(await complete(sql, courseSales, COURSE_SALES)).toEqual(spark(['course', 'year', 'grouping__id', 'sum(earnings)'], `
+NULL	2012	2	35000
+NULL	2013	2	78000`));
+    // An input column of the name is that column, as Spark resolves the child's attributes first.
+    const own: StreamingRelation = { ...courseSales, schema: [...courseSales.schema, { name: 'grouping__id', type: 'string' }] };
+    expect(compileStreamingQuery('SELECT grouping__id, count(*) FROM courseSales GROUP BY grouping__id', own, { outputMode: 'complete' }).outputSchema[0]).toMatchObject({ name: 'grouping__id', type: 'string' });
+  });
+
   it('refuses grouping() and grouping_id() as Spark does', () => {
     const error = (sql: string) => {
       try {
@@ -214,6 +225,7 @@ dotNET	2012`],
     expect(error('SELECT course FROM courseSales GROUP BY course, year HAVING GROUPING_ID(course) > 0')).toMatchObject({ errorClass: 'UNSUPPORTED_GROUPING_EXPRESSION' });
     expect(error('SELECT course, year FROM courseSales GROUP BY course, year ORDER BY GROUPING(course)')).toMatchObject({ errorClass: 'UNSUPPORTED_GROUPING_EXPRESSION' });
     expect(error('SELECT course, year FROM courseSales GROUP BY course, year ORDER BY GROUPING_ID(course)')).toMatchObject({ errorClass: 'UNSUPPORTED_GROUPING_EXPRESSION' });
+    expect(error('SELECT course, grouping__id FROM courseSales GROUP BY course')).toMatchObject({ errorClass: 'UNSUPPORTED_GROUPING_EXPRESSION' });
     expect(error('SELECT course, GROUPING_ID(year) FROM courseSales GROUP BY CUBE(course, year)')).toMatchObject({ errorClass: 'GROUPING_ID_COLUMN_MISMATCH', message: expect.stringContaining('Columns of grouping_id (year) does not match grouping columns (course,year)') });
     expect(error('SELECT course, GROUPING(earnings) FROM courseSales GROUP BY CUBE(course, year)')).toMatchObject({ errorClass: 'GROUPING_COLUMN_MISMATCH' });
     const columns = (n: number) => Array.from({ length: n }, (_, i) => `c${i}`);

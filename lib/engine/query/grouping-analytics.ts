@@ -9,6 +9,7 @@ import { lineColumn, type ExpressionBuilder } from './expression-builder';
 import { expressionSql } from './parser/expression-sql';
 import type { Expression, Position } from './parser/unresolved-plan';
 import { SqlValidationError } from './sql-error';
+import type { Schema } from '../types';
 
 type Analytics = Extract<Expression, { kind: 'GroupingAnalytics' }>;
 
@@ -100,6 +101,19 @@ const isCall = (e: Expression, name: string): e is Extract<Expression, { kind: '
 
 /** Whether `e` is a grouping(…) or grouping_id(…) call. */
 export const isGroupingCall = (e: Expression): boolean => isCall(e, 'grouping') || isCall(e, 'grouping_id');
+
+/** Hive's virtual column grouping__id (Spark's VirtualColumn.hiveGroupingIdName), the column name Spark gives it. */
+export const HIVE_GROUPING_ID = 'grouping__id';
+
+/**
+ * `grouping__id` as grouping_id() (Spark's ResolveReferences resolves the name to GroupingID(Nil)
+ * when no input column has it): undefined for any other expression.
+ */
+export function hiveGroupingId(e: Expression, input: Schema): Extract<Expression, { kind: 'UnresolvedFunction' }> | undefined {
+  if (e.kind !== 'UnresolvedAttribute' || e.nameParts.length !== 1 || e.nameParts[0].toLowerCase() !== HIVE_GROUPING_ID) return undefined;
+  if (input.some((f) => f.name.toLowerCase() === HIVE_GROUPING_ID)) return undefined;
+  return { kind: 'UnresolvedFunction', nameParts: ['grouping_id'], arguments: [], isDistinct: false, pos: e.pos };
+}
 
 /** Spark's column name of a grouping()/grouping_id() select item: `grouping(k)`, `grouping_id()`. */
 export const groupingCallName = (e: Expression): string => expressionSql(e).replace(/^[A-Za-z_]+/, (n) => n.toLowerCase());
