@@ -21,7 +21,7 @@
 import { describe, expect, it } from 'vitest';
 import { goldenCases, sameColumnTypes, weirAnswer } from './testing/spark-golden-file';
 
-const FILES = ['array', 'arrayJoin', 'bitwise', 'booleanEquality', 'cast', 'ceil-floor-with-scale-param', 'comparator', 'conditional-functions', 'count', 'csv-functions', 'cte', 'cte-nested', 'date', 'date_part', 'datetime-formatting-invalid', 'datetime-parsing', 'datetime-parsing-invalid', 'datetime-special', 'decimalArithmeticOperations', 'except', 'except-all', 'extract', 'group-by', 'having', 'higher-order-functions', 'ilike', 'implicitTypeCasts', 'inline-table', 'intersect-all', 'interval', 'json-functions', 'like-all', 'like-any', 'linear-regression', 'literals', 'map', 'mask-functions', 'math', 'misc-functions', 'null-handling', 'null-propagation', 'operators', 'order-by-nulls-ordering', 'percentiles', 'pivot', 'predicate-functions', 'random', 'regexp-functions', 'sql-compatibility-functions', 'string-functions', 'struct', 'timestamp', 'timestamp-ntz', 'try_arithmetic', 'try_cast', 'try_datetime_functions', 'try_element_at', 'union', 'url-functions', 'window'] as const;
+const FILES = ['array', 'arrayJoin', 'bitwise', 'booleanEquality', 'cast', 'ceil-floor-with-scale-param', 'comparator', 'conditional-functions', 'count', 'csv-functions', 'cte', 'cte-nested', 'date', 'date_part', 'datetime-formatting-invalid', 'datetime-parsing', 'datetime-parsing-invalid', 'datetime-special', 'decimalArithmeticOperations', 'except', 'except-all', 'extract', 'group-by', 'group-by-filter', 'group-by-ordinal', 'grouping_set', 'having', 'higher-order-functions', 'ilike', 'implicitTypeCasts', 'inline-table', 'intersect-all', 'interval', 'json-functions', 'like-all', 'like-any', 'linear-regression', 'literals', 'map', 'mask-functions', 'math', 'misc-functions', 'null-handling', 'null-propagation', 'operators', 'order-by-nulls-ordering', 'percentiles', 'pivot', 'predicate-functions', 'random', 'regexp-functions', 'sql-compatibility-functions', 'string-functions', 'struct', 'timestamp', 'timestamp-ntz', 'try_arithmetic', 'try_cast', 'try_datetime_functions', 'try_element_at', 'union', 'url-functions', 'window'] as const;
 
 /** Why Weir answers otherwise. */
 const WHY = {
@@ -66,6 +66,10 @@ const WHY = {
   postgresDow: "Spark 3.0's preview answer (DOW counted from Sunday as 0, PostgreSQL's); Spark 3.0.0+ makes DOW DAYOFWEEK (Sunday 1), as Weir does",
   extractErrorClass: "this copy's Spark (3.0 preview) printed the AnalysisException without an error class; Weir refuses the query with Spark 3.4+'s class (INVALID_EXTRACT_FIELD, NON_FOLDABLE_ARGUMENT)",
   mixedIntervalUnits: "an interval literal of year-month and day-time units together is Spark 3.0's CalendarInterval; Spark 3.2+ (ANSI intervals) refuses it (_LEGACY_ERROR_TEMP_0029: cannot mix year-month and day-time fields), as Weir does, so the view and every query of it fail",
+  missingGroupByLegacyClass: "refused with MISSING_GROUP_BY, the class a later Spark gives a column beside an aggregate without GROUP BY (its group-by.sql.out: SELECT a, COUNT(b) FROM testData); this copy's Spark gave _LEGACY_ERROR_TEMP_2422",
+  subqueryInExpression: "an EXISTS or IN subquery inside an aggregate's FILTER is refused: Weir runs a subquery in an expression only as WHERE <column> IN (SELECT …) over a static table (a LEFT SEMI join), not in another expression",
+  commutativeGroupingExpression: "GROUPING SETS ((a + b), (b + a)): Spark's grouping expressions are equal up to the order of a commutative operator's operands (its Canonicalize), so b + a is the grouping expression a + b and the set repeats (each group twice); Weir tells grouping expressions apart by their text, and groups by b + a as another expression, a + b NULL in its rows",
+  groupByWithKeyword: "GROUP BY WITH ROLLUP (no grouping expression): Spark's parser reads WITH, a non-reserved word with ANSI off, as a column and fails to resolve it (UNRESOLVED_COLUMN); Weir's parser refuses the text (PARSE_SYNTAX_ERROR): both refuse it",
   dateStringCompare: "Spark 2.4's answer (a DATE beside a string compared as strings); Spark 3.0+ casts the string to a DATE, as Weir does",
 };
 
@@ -173,6 +177,19 @@ const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> 
   extract: {},
   "group-by": {
     "SELECT SKEWNESS(a), KURTOSIS(a), MIN(a), MAX(a), AVG(a), VARIANCE(a), STDDEV(a), SUM(a), COUNT(a)\nFROM testData": WHY.momentMerge,
+  },
+  "group-by-filter": {
+    "SELECT a, COUNT(b) FILTER (WHERE a >= 2) FROM testData": WHY.missingGroupByLegacyClass,
+    "SELECT emp.dept_id,\n       avg(salary),\n       avg(salary) FILTER (WHERE EXISTS (SELECT state\n               FROM dept\n               WHERE dept.dept_id = emp.dept_id))\nFROM emp\nGROUP BY dept_id": WHY.subqueryInExpression,
+    "SELECT emp.dept_id, \n       Sum(salary),\n       Sum(salary) FILTER (WHERE NOT EXISTS (SELECT state \n                   FROM dept \n                   WHERE dept.dept_id = emp.dept_id))\nFROM emp \nGROUP BY dept_id": WHY.subqueryInExpression,
+    "SELECT emp.dept_id, \n       avg(salary),\n       avg(salary) FILTER (WHERE emp.dept_id IN (SELECT DISTINCT dept_id\n               FROM dept))\nFROM emp \nGROUP BY dept_id": WHY.subqueryInExpression,
+    "SELECT emp.dept_id, \n       Sum(salary),\n       Sum(salary) FILTER (WHERE emp.dept_id NOT IN (SELECT DISTINCT dept_id\n               FROM dept))\nFROM emp \nGROUP BY dept_id": WHY.subqueryInExpression,
+  },
+  "group-by-ordinal": {},
+  grouping_set: {
+    "SELECT a + b, b, sum(c) FROM (VALUES (1,1,1),(2,2,2)) AS t(a,b,c) GROUP BY GROUPING SETS ( (a + b), (b + a), (b))": WHY.commutativeGroupingExpression,
+    "SELECT a, b, c, count(d) FROM grouping GROUP BY WITH ROLLUP": WHY.groupByWithKeyword,
+    "SELECT a, b, c, count(d) FROM grouping GROUP BY WITH CUBE": WHY.groupByWithKeyword,
   },
   having: {},
   "higher-order-functions": {
