@@ -329,8 +329,7 @@ interface MissingSortReferences {
 export function missingSortReferences(sort: SortClause, list: readonly NamedExpr[], input: Schema, build: (e: Expression) => Expr): MissingSortReferences {
   const hidden: NamedExpr[] = [];
   const order = orderByAll(sort, list.map((n) => n.name), input).order.map((o): SortOrder => {
-    const position = o.child.kind === 'Literal' && typeof o.child.value === 'bigint';
-    if (position || sortsOutputColumn(o.child, list.map((n) => n.name))) return o;
+    if (isPosition(o.child) || sortsOutputColumn(o.child, list.map((n) => n.name))) return o;
     const name = `${SORT_PREFIX}${hidden.length}`;
     hidden.push({ expr: build(o.child), name });
     return { ...o, child: { kind: 'UnresolvedAttribute', nameParts: [name], pos: o.child.pos, exact: true } };
@@ -519,9 +518,22 @@ function groupByAll(c: AggregationClauses, childSchema: Schema): Expression[] | 
   return keys;
 }
 
+/** Whether a GROUP BY or ORDER BY item is a position (Spark's IntegerIndex): an integer literal. */
+const isPosition = (n: Expression): n is Extract<Expression, { kind: 'Literal' }> & { value: bigint } => n.kind === 'Literal' && typeof n.value === 'bigint';
+
+/**
+ * Spark's ResolveReferences refuses a star in the select list (`*`, `struct(*)`) beside a GROUP BY
+ * position, before it expands the star. Call it with the select items as written.
+ */
+export function checkStarWithGroupByPosition(items: readonly Expression[], grouping: readonly Expression[], pos: Position): void {
+  if (grouping.some(isPosition) && items.some((i) => someExpression(i, (e) => e.kind === 'UnresolvedStar'))) {
+    throw new SqlValidationError('[STAR_GROUP_BY_POS] Star (*) is not allowed in a select list when GROUP BY an ordinal position is used.', lineColumn(pos), 'GROUP BY', 'STAR_GROUP_BY_POS');
+  }
+}
+
 /** `GROUP BY 2`: the second select item (Spark's groupByOrdinal), checked as Spark checks it. */
 function groupingItem(n: Expression, items: readonly Expression[]): Expression {
-  if (n.kind !== 'Literal' || typeof n.value !== 'bigint') return n;
+  if (!isPosition(n)) return n;
   const i = Number(n.value);
   if (i < 1 || i > items.length) {
     throw new SqlValidationError(`[GROUP_BY_POS_OUT_OF_RANGE] GROUP BY position ${i} is not in select list (valid range is [1, ${items.length}]).`, lineColumn(n.pos), 'GROUP BY', 'GROUP_BY_POS_OUT_OF_RANGE');
@@ -567,7 +579,7 @@ function orderByAll(sort: SortClause, out: readonly string[], input: Schema = []
 }
 
 function sortsOutputColumn(e: Expression, out: readonly string[]): string | undefined {
-  if (e.kind === 'Literal' && typeof e.value === 'bigint') return out[Number(e.value) - 1];
+  if (isPosition(e)) return out[Number(e.value) - 1];
   if (e.kind === 'UnresolvedAttribute') return out.find((n) => n.toLowerCase() === e.nameParts[e.nameParts.length - 1].toLowerCase());
   return undefined;
 }
@@ -588,6 +600,10 @@ export function buildSortAndLimit(
     const order = orderByAll(sort, out).order.map((o) => {
       const e = o.child;
       const name = sortsOutputColumn(e, out);
+      // Spark's ResolveOrdinalInOrderByAndGroupBy: a position names one of the select list's items.
+      if (!name && isPosition(e) && plan.kind === 'Project') {
+        throw new SqlValidationError(`[ORDER_BY_POS_OUT_OF_RANGE] ORDER BY position ${e.value} is not in select list (valid range is [1, ${out.length}]).`, lineColumn(e.pos) ?? pos, 'ORDER BY', 'ORDER_BY_POS_OUT_OF_RANGE');
+      }
       if (!name) {
         throw new SqlValidationError(`ORDER BY on a streaming query may only name output columns (${out.join(', ')}) or their positions`, lineColumn(e.pos) ?? pos, 'ORDER BY');
       }

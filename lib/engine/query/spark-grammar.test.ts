@@ -113,6 +113,16 @@ describe("Spark's grammar, end to end", () => {
     expect(out.sort(byKey)).toEqual([{ key: 'a', c: 2 }, { key: 'b', c: 1 }]);
     expect(failure('SELECT key, count(*) AS c FROM events GROUP BY 3').errorClass).toBe('GROUP_BY_POS_OUT_OF_RANGE');
     expect(failure('SELECT key, count(*) AS c FROM events GROUP BY 2').errorClass).toBe('GROUP_BY_POS_AGGREGATE');
+    // A star beside a position (Spark's STAR_GROUP_BY_POS); count(*) is count(1), no star.
+    expect(failure('SELECT * FROM events GROUP BY key, 1').errorClass).toBe('STAR_GROUP_BY_POS');
+    expect(failure('SELECT key, struct(*) AS s FROM events GROUP BY 1').errorClass).toBe('STAR_GROUP_BY_POS');
+  });
+
+  it('refuses an ORDER BY position outside the select list as Spark does (ORDER_BY_POS_OUT_OF_RANGE)', () => {
+    for (const sql of ['SELECT key, count(*) AS c FROM events GROUP BY key ORDER BY 3', 'SELECT key, count(*) AS c FROM events GROUP BY key ORDER BY 0', 'SELECT key, count(*) AS c FROM events GROUP BY key ORDER BY -1']) {
+      expect(failure(sql)).toMatchObject({ errorClass: 'ORDER_BY_POS_OUT_OF_RANGE', message: expect.stringMatching(/ORDER BY position -?\d is not in select list \(valid range is \[1, 2\]\)/) });
+    }
+    expect(failure('SELECT key FROM events ORDER BY 2').errorClass).toBe('ORDER_BY_POS_OUT_OF_RANGE');
   });
 
   it('groups by every select item that holds no aggregate (GROUP BY ALL)', async () => {
