@@ -21,7 +21,7 @@
 import { describe, expect, it } from 'vitest';
 import { goldenCases, sameColumnTypes, weirAnswer } from './testing/spark-golden-file';
 
-const FILES = ['array', 'arrayJoin', 'bitwise', 'booleanEquality', 'cast', 'ceil-floor-with-scale-param', 'comparator', 'conditional-functions', 'count', 'csv-functions', 'cte', 'cte-nested', 'date', 'date_part', 'datetime-formatting-invalid', 'datetime-parsing', 'datetime-parsing-invalid', 'datetime-special', 'decimalArithmeticOperations', 'except', 'except-all', 'extract', 'group-by', 'group-by-filter', 'group-by-ordinal', 'grouping_set', 'having', 'higher-order-functions', 'ilike', 'implicitTypeCasts', 'inline-table', 'intersect-all', 'interval', 'json-functions', 'like-all', 'like-any', 'linear-regression', 'literals', 'map', 'mask-functions', 'math', 'misc-functions', 'null-handling', 'null-propagation', 'operators', 'order-by-nulls-ordering', 'percentiles', 'pivot', 'predicate-functions', 'random', 'regexp-functions', 'sql-compatibility-functions', 'string-functions', 'struct', 'timestamp', 'timestamp-ntz', 'try_arithmetic', 'try_cast', 'try_datetime_functions', 'try_element_at', 'union', 'url-functions', 'window'] as const;
+const FILES = ['array', 'arrayJoin', 'bitwise', 'booleanEquality', 'cast', 'ceil-floor-with-scale-param', 'comparator', 'conditional-functions', 'count', 'csv-functions', 'cte', 'cte-nested', 'date', 'date_part', 'datetime-formatting-invalid', 'datetime-parsing', 'datetime-parsing-invalid', 'datetime-special', 'decimalArithmeticOperations', 'except', 'except-all', 'extract', 'group-by', 'group-by-filter', 'group-by-ordinal', 'grouping_set', 'having', 'higher-order-functions', 'ilike', 'implicitTypeCasts', 'inline-table', 'intersect-all', 'interval', 'json-functions', 'like-all', 'like-any', 'linear-regression', 'literals', 'map', 'mask-functions', 'math', 'misc-functions', 'null-handling', 'null-propagation', 'operators', 'order-by-nulls-ordering', 'order-by-ordinal', 'percentiles', 'pivot', 'predicate-functions', 'random', 'regexp-functions', 'sql-compatibility-functions', 'string-functions', 'struct', 'timestamp', 'timestamp-ntz', 'try_arithmetic', 'try_cast', 'try_datetime_functions', 'try_element_at', 'union', 'url-functions', 'window'] as const;
 
 /** Why Weir answers otherwise. */
 const WHY = {
@@ -309,6 +309,7 @@ const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> 
   "null-propagation": {},
   operators: {},
   "order-by-nulls-ordering": {},
+  "order-by-ordinal": {},
   percentiles: {
     "SELECT\n  round(v, 0) WITHIN GROUP (ORDER BY v)\nFROM aggr": WHY.withinGroupGrammar,
     "SELECT\n  round(v, 0) WITHIN GROUP (ORDER BY v) OVER (PARTITION BY k)\nFROM aggr": WHY.withinGroupGrammar,
