@@ -17,7 +17,7 @@
 import { unsupportedOperation } from '../errors';
 import type { Schema } from '../types';
 import { FIRST_LAST_NAMES, isAggregateFunctionName, WITHIN_GROUP_NAMES } from './aggregate-functions';
-import { exprChildren, exprToString, METADATA_COLUMN, referencedColumns, type Expr, type SqlPosition } from './expression';
+import { canonicalized, exprChildren, exprToString, METADATA_COLUMN, referencedColumns, type Expr, type SqlPosition } from './expression';
 import { lineColumn, type ExpressionBuilder } from './expression-builder';
 import { groupingCall, groupingCallName, groupingSetsOf, hasDuplicateGroupingSets, HIVE_GROUPING_ID, hiveGroupingId, isGroupingCall } from './grouping-analytics';
 import { compileExpression, implicitCastExpr, typeOfCompiled } from './expression-compiler';
@@ -129,26 +129,31 @@ export function buildAggregation(c: AggregationClauses, child: LogicalPlan, chil
     }
     return builder.build(n);
   };
-  const groupingText = (n: Expression) => exprToString(groupingExpr(n));
+  // Grouping expressions, and a select item with one, are alike as Spark's semanticEquals finds
+  // them: by their canonical text (`b + a` is the grouping expression `a + b`).
+  const semanticText = (e: Expr) => exprToString(canonicalized(e));
+  const groupingText = (n: Expression) => semanticText(groupingExpr(n));
   // CUBE, ROLLUP and GROUPING SETS (Spark's ResolveGroupingAnalytics): an Expand below the
   // Aggregate makes each row once per grouping set, its grouping columns (`__key<i>`) NULL where
   // the set leaves them out; the Aggregate groups by them and spark_grouping_id.
   const analytics = c.distinct ? undefined : groupingSetsOf(keyNodes, groupingText);
   let input = child;
-  let groupBy: Expr[], keyText: string[], keyNames: string[];
+  let groupBy: Expr[], keyText: string[], keyNames: string[], keySemantic: string[];
   if (analytics) {
     const exprs = analytics.expressions.map(groupingExpr);
     keyNames = [...exprs.map((_, i) => `${KEY_PREFIX}${i}`), GROUPING_ID_COLUMN, ...(hasDuplicateGroupingSets(analytics.sets) ? [GROUPING_POS_COLUMN] : [])];
     input = { kind: 'Expand', groupBy: exprs, groupingSets: analytics.sets, output: keyNames, child };
     groupBy = keyNames.map((name): Expr => ({ kind: 'column', name, pos: groupPos }));
     keyText = [...exprs.map(exprToString), ...keyNames.slice(exprs.length)];
+    keySemantic = [...exprs.map(semanticText), ...keyNames.slice(exprs.length)];
   } else {
     groupBy = keyNodes.map(groupingExpr);
     keyText = groupBy.map(exprToString);
+    keySemantic = groupBy.map(semanticText);
     if (!c.distinct) {
       // GROUP BY s, s groups as GROUP BY s does (Spark keeps both, to the same groups).
-      const first = groupBy.map((_g, i) => keyText.indexOf(keyText[i]) === i);
-      [groupBy, keyText] = [groupBy.filter((_g, i) => first[i]), keyText.filter((_t, i) => first[i])];
+      const first = groupBy.map((_g, i) => keySemantic.indexOf(keySemantic[i]) === i);
+      [groupBy, keyText, keySemantic] = [groupBy.filter((_g, i) => first[i]), keyText.filter((_t, i) => first[i]), keySemantic.filter((_t, i) => first[i])];
     }
     keyNames = aggregateKeyNames(groupBy, childSchema);
   }
@@ -245,7 +250,7 @@ export function buildAggregation(c: AggregationClauses, child: LogicalPlan, chil
       if (field) return field;
       if (!containsAggregate(n) && n.kind !== 'UnresolvedStar' && n.kind !== 'Alias') {
         try {
-          const i = keyText.indexOf(exprToString(builder.build(n)));
+          const i = keySemantic.indexOf(semanticText(builder.build(n)));
           if (i >= 0) return ref(keyNames[i], n.pos);
         } catch {
           // not an expression on its own (or not yet valid): look inside it

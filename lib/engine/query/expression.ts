@@ -250,6 +250,31 @@ export function mapExprChildren(e: Expr, f: (child: Expr) => Expr): Expr {
   }
 }
 
+/** The operators Spark's Canonicalize orders the operands of (orderCommutative): Add, Multiply, And, Or, EqualTo. */
+const COMMUTATIVE: ReadonlySet<BinaryOp> = new Set<BinaryOp>(['+', '*', 'AND', 'OR', '=']);
+
+/**
+ * Spark's Canonicalize, by which semanticEquals compares two expressions (a select item with a
+ * grouping expression, two grouping expressions): the operands of a commutative operator in the
+ * order of their text, a chain of one associative operator flattened first, so `b + a` and
+ * `(c + a) + b` read as `a + b` and `(a + b) + c`. Any other expression is itself, its
+ * subexpressions canonicalized.
+ */
+export function canonicalized(e: Expr): Expr {
+  if (e.kind !== 'binary' || !COMMUTATIVE.has(e.op)) return mapExprChildren(e, canonicalized);
+  const operands: Expr[] = [];
+  const flatten = (x: Expr): void => {
+    if (x.kind === 'binary' && x.op === e.op && e.op !== '=') {
+      flatten(x.left);
+      flatten(x.right);
+    } else operands.push(canonicalized(x));
+  };
+  flatten(e.left);
+  flatten(e.right);
+  const ordered = operands.map((x) => ({ x, text: exprToString(x) })).sort((a, b) => (a.text < b.text ? -1 : a.text > b.text ? 1 : 0)).map((o) => o.x);
+  return ordered.slice(1).reduce((left: Expr, right) => ({ ...e, left, right }), ordered[0]);
+}
+
 /** Every column name an expression reads (a lambda's body may read the row's columns too; its own variables are not columns). */
 export function referencedColumns(e: Expr, out = new Set<string>()): Set<string> {
   if (e.kind === 'column') out.add(e.name);

@@ -212,6 +212,25 @@ NULL	2013	2	78000`));
     expect(compileStreamingQuery('SELECT grouping__id, count(*) FROM courseSales GROUP BY grouping__id', own, { outputMode: 'complete' }).outputSchema[0]).toMatchObject({ name: 'grouping__id', type: 'string' });
   });
 
+  it("tells grouping expressions apart as Spark's semanticEquals does: b + a is a + b (Canonicalize)", async () => {
+    // The set (b + a) is the set (a + b) again, so each of its groups comes twice (sql-tests grouping_set.sql.out).
+    expect(await complete('SELECT a + b, b, sum(a) FROM testData GROUP BY GROUPING SETS ((a + b), (b + a), (b)) ORDER BY 1, 2', testData, TEST_DATA)).toEqual(spark(['(a + b)', 'b', 'sum(a)'], `
+NULL	1	6
+NULL	2	6
+2	NULL	1
+2	NULL	1
+3	NULL	3
+3	NULL	3
+4	NULL	5
+4	NULL	5
+5	NULL	3
+5	NULL	3`));
+    // A select item reads the grouping expression it is up to the order of + and AND's operands.
+    expect(await complete('SELECT b + a AS s, (b > 1 AND a > 1) AS both, count(*) AS n FROM testData GROUP BY a + b, a > 1 AND b > 1 ORDER BY s, both', testData, TEST_DATA)).toEqual([
+      { s: 2, both: false, n: 1 }, { s: 3, both: false, n: 2 }, { s: 4, both: false, n: 1 }, { s: 4, both: true, n: 1 }, { s: 5, both: true, n: 1 },
+    ]);
+  });
+
   it('refuses grouping() and grouping_id() as Spark does', () => {
     const error = (sql: string) => {
       try {
