@@ -26,7 +26,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Field, Schema } from '../../types';
 import { simpleTypeString } from '../data-types';
-import { printed, select, selectStatic, selectStaticTables, type HeldTable } from './spark-printed';
+import { printed, select, selectStatic, selectStaticTables, type BinaryOutputStyle, type HeldTable } from './spark-printed';
 import { castIntervalFields, fullRange, type IntervalKind } from '../interval-utils';
 import type { Long } from '../long';
 
@@ -39,6 +39,8 @@ export interface GoldenCase {
   views: readonly GoldenView[];
   /** Why the harness cannot run this entry (unset: it runs). */
   skip?: string;
+  /** The file's spark.sql.binaryOutputStyle, how its BINARY values are printed (unset: UTF-8). */
+  binaryOutputStyle?: BinaryOutputStyle;
 }
 
 /** A temporary view of static data (or a table of inserted rows): its name and a SELECT of its rows. */
@@ -103,6 +105,9 @@ export function goldenCases(name: string): GoldenCase[] {
   };
   // The settings a SET changed: Spark's files SET a key, then SET it back; the queries between answer under it.
   const settings = new Set<string>();
+  // A setting of the whole file is its input's `--SET key=value` line, which SQLQueryTestSuite
+  // applies before the first query (the results do not show it): the copy's first line names it.
+  const style = /--SET spark\.sql\.binaryOutputStyle=([\w-]+)/i.exec(text.split('\n', 1)[0])?.[1].toUpperCase() as BinaryOutputStyle | undefined;
   return text.split(/^-- !query\n/m).slice(1).map((entry) => {
     const [query, rest] = entry.split(/^-- !query schema\n/m);
     const [schema, output] = rest.split(/^-- !query output\n/m);
@@ -114,6 +119,7 @@ export function goldenCases(name: string): GoldenCase[] {
       schema: schema.replace(/\n$/, ''),
       output: schema.startsWith('struct<>') && errorClass ? `error ${errorClass[1]}` : out,
       views,
+      ...(style ? { binaryOutputStyle: style } : {}),
     };
     const view = /^\s*create\s+(?:or\s+replace\s+)?temp(?:orary)?\s+view\s+(\w+)\s*(?:\(([^)]*)\))?\s+as\s+([^]*?);?\s*$/i.exec(sql);
     const table = /^\s*create\s+table\s+(\w+)\s*\(([^]*)\)\s*using\s+\w+\s*$/i.exec(sql);
@@ -178,7 +184,7 @@ function hiveInterval(v: unknown, f: Field): string {
 }
 
 /** A value as SQLQueryTestSuite prints it (its intervals in Hive's style). */
-const goldenPrinted = (v: unknown, f: Field): string => printed(v, f, false, hiveInterval);
+const goldenPrinted = (v: unknown, f: Field, binary?: BinaryOutputStyle): string => printed(v, f, false, hiveInterval, binary);
 
 export interface WeirAnswer {
   /** What Weir prints (as `GoldenCase.output`): its row, or `error <errorClass>` when it refuses. */
@@ -229,28 +235,28 @@ function errorAnswer(e: unknown): WeirAnswer {
  * stream (see the file's comment), as does one of tables of VALUES or a set operation of
  * SELECTs; a view's own entry answers by reading the view.
  */
-export async function weirAnswer(query: string, views: readonly GoldenView[] = []): Promise<WeirAnswer> {
+export async function weirAnswer(query: string, views: readonly GoldenView[] = [], binary?: BinaryOutputStyle): Promise<WeirAnswer> {
   const view = /^\s*create\s+(?:or\s+replace\s+)?temp(?:orary)?\s+view\s+(\w+)/i.exec(query) ?? /^\s*(?:create\s+table|insert\s+into)\s+(\w+)/i.exec(query);
   if (view) {
-    const read = await staticAnswer(`SELECT * FROM ${view[1]}`, views);
+    const read = await staticAnswer(`SELECT * FROM ${view[1]}`, views, binary);
     return read.output.startsWith('error ') ? read : { output: '' };
   }
   const used = views.filter((v) => reads(query, v.name));
   const m = /^\s*select\s+([^]*?)(?:\s+from\s+t)?$/i.exec(query);
-  if (used.length || !m || /\b(?:from|union|except|minus|intersect)\b/i.test(topLevel(m[1]))) return staticAnswer(query, used);
+  if (used.length || !m || /\b(?:from|union|except|minus|intersect)\b/i.test(topLevel(m[1]))) return staticAnswer(query, used, binary);
   try {
     const { row, schema } = await select(m[1]).catch((e: unknown) => {
       if (!/appears twice/.test((e as Error).message)) throw e;
       return select(selectItems(m[1]).map((item, i) => `${item} AS c${i + 1}`).join(','));
     });
-    return { output: schema.map((f) => goldenPrinted(row[f.name], f)).join('\t'), schema };
+    return { output: schema.map((f) => goldenPrinted(row[f.name], f, binary)).join('\t'), schema };
   } catch (e) {
     return errorAnswer(e);
   }
 }
 
 /** The query over the views it reads: its rows printed one a line, sorted unless it orders them at its top level. */
-async function staticAnswer(query: string, views: readonly GoldenView[]): Promise<WeirAnswer> {
+async function staticAnswer(query: string, views: readonly GoldenView[], binary?: BinaryOutputStyle): Promise<WeirAnswer> {
   const used = views.filter((v) => reads(query, v.name) || views.some((w) => w !== v && reads(w.sql, v.name)));
   const sql = query.replace(/;\s*$/, '');
   const ctes = used.map((v) => `${v.name} AS (${v.sql})`);
@@ -262,7 +268,7 @@ async function staticAnswer(query: string, views: readonly GoldenView[]): Promis
       for (const [i, v] of used.entries()) tables.push({ name: v.name, ...(await selectStatic(`SELECT * FROM ${v.name}`, ctes.slice(0, i + 1))) });
       return selectStaticTables(sql, tables);
     });
-    const lines = rows.map((row) => schema.map((f) => goldenPrinted(row[f.name], f)).join('\t'));
+    const lines = rows.map((row) => schema.map((f) => goldenPrinted(row[f.name], f, binary)).join('\t'));
     return { output: (/\border\s+by\b/i.test(topLevel(query)) ? lines : lines.sort()).join('\n'), schema };
   } catch (e) {
     return errorAnswer(e);

@@ -26,20 +26,36 @@ function javaDouble(v: number): string {
 /** An ANSI interval as the shell prints it: `INTERVAL '1-2' YEAR TO MONTH`. */
 const ansiInterval = (v: unknown, f: Field): string => formatInterval(f.type as 'day_time_interval', v, f.interval ?? fullRange(f.type as 'day_time_interval'));
 
+/** spark.sql.binaryOutputStyle: how HiveResult.toHiveString prints a BINARY (ToStringBase.getBinaryFormatter). */
+export type BinaryOutputStyle = 'UTF-8' | 'BASIC' | 'BASE64' | 'HEX' | 'HEX_DISCRETE';
+
+/** A BINARY printed in the style: unset, as its UTF-8 text; BASIC, its bytes as Java's signed bytes. */
+function binaryPrinted(v: Uint8Array, style: BinaryOutputStyle): string {
+  const bytes = Buffer.from(v.buffer, v.byteOffset, v.byteLength);
+  switch (style) {
+    case 'BASIC': return `[${[...new Int8Array(v)].join(', ')}]`;
+    case 'BASE64': return bytes.toString('base64').replace(/=+$/, '');
+    case 'HEX': return bytes.toString('hex').toUpperCase();
+    case 'HEX_DISCRETE': return `[${[...v].map((b) => b.toString(16).toUpperCase().padStart(2, '0')).join(' ')}]`;
+    case 'UTF-8': return new TextDecoder().decode(v);
+  }
+}
+
 /**
  * A value as Spark's HiveResult.toHiveString prints it (`nested`: inside an array, map or
- * struct); `interval` prints an ANSI interval, wherever it is.
+ * struct); `interval` prints an ANSI interval, wherever it is, and a BINARY is printed in
+ * `binary`'s style.
  */
-export function printed(v: unknown, f: Field, nested = false, interval = ansiInterval): string {
+export function printed(v: unknown, f: Field, nested = false, interval = ansiInterval, binary: BinaryOutputStyle = 'UTF-8'): string {
   if (v === null || v === undefined) return nested ? 'null' : 'NULL';
-  const inner = (x: unknown, g: Field, n = true) => printed(x, g, n, interval);
+  const inner = (x: unknown, g: Field, n = true) => printed(x, g, n, interval, binary);
   switch (f.type) {
     case 'string': return nested ? JSON.stringify(v) : String(v);
     case 'double': return f.float32 ? formatFloat(Number(v)) : javaDouble(Number(v));
     case 'decimal': return typeof v === 'bigint' ? formatDecimal(v, f.scale ?? 0) : String(v);
     case 'date': return typeof v === 'number' ? formatDate(v) : String(v);
     case 'timestamp': return typeof v === 'number' ? formatTimestamp(v) : String(v);
-    case 'binary': return new TextDecoder().decode(v as Uint8Array);
+    case 'binary': return binaryPrinted(v as Uint8Array, binary);
     case 'array': return `[${(v as unknown[]).map((x) => inner(x, f.elementType!)).join(',')}]`;
     case 'map': return `{${Object.entries(v as Record<string, unknown>).map(([k, x]) => `${inner(f.keyType!.type === 'string' ? k : f.keyType!.type === 'decimal' ? k : Number(k), { ...f.keyType!, ...(f.keyType!.type === 'decimal' ? { type: 'string' } : {}) }, f.keyType!.type !== 'decimal')}:${inner(x, f.valueType!)}`).join(',')}}`;
     case 'struct': case 'window': return `{${(f.fields ?? []).map((c) => `"${c.name}":${inner((v as Row)[c.name], c)}`).join(',')}}`;
