@@ -262,6 +262,12 @@ describe('positions', () => {
 });
 
 describe("Spark's syntax errors", () => {
+  it('refuses a text that ends inside a bracketed comment, and reads nested ones (UnclosedCommentProcessor)', () => {
+    const e = parseError('SELECT a FROM t /* one /* two */ still open');
+    expect(e.errorClass).toBe('_LEGACY_ERROR_TEMP_0055');
+    expect(e.message).toMatch(/^\[_LEGACY_ERROR_TEMP_0055\] Unclosed bracketed comment/);
+    expect(() => parsePlan('SELECT /* one /* two */ still a comment */ a FROM t')).not.toThrow();
+  });
   it('names the token with its line and column', () => {
     const e = parseError('SELECT a\nFROM t\nWHERE a = = 1');
     expect(e.message).toBe("[PARSE_SYNTAX_ERROR] Syntax error at or near '='. (line 3, column 11)");

@@ -544,10 +544,22 @@ function lex(sql: string): { parsed: ParsedText; listener: ThrowingListener } {
   return { parsed: { text, castTokens, tokens }, listener };
 }
 
+/**
+ * Spark's UnclosedCommentProcessor: a text that parses but ends inside a bracketed comment
+ * (`/*` without its closing mark: the lexer reads the comment to the end of the text) is refused,
+ * QueryParsingErrors.unclosedBracketedCommentError.
+ */
+function checkClosedComments({ text, tokens }: ParsedText): void {
+  const t = tokens.find((k) => k.type === SparkSqlLexer.BRACKETED_COMMENT && !k.text!.endsWith('*/'));
+  if (t) throw new SqlValidationError('[_LEGACY_ERROR_TEMP_0055] Unclosed bracketed comment', text.tokenPosition(t), 'syntax', '_LEGACY_ERROR_TEMP_0055');
+}
+
 /** Lexes `sql` (with the `::` rewrite) and parses it with `entry`, one of ENTRY_RULES. */
 export function parseSpark<T>(sql: string, entry: (p: SparkSqlParser) => T): { tree: T; parsed: ParsedText } {
   const { parsed, listener } = lex(sql);
-  return { tree: parseTokens(parsed.tokens, listener, entry), parsed };
+  const tree = parseTokens(parsed.tokens, listener, entry);
+  checkClosedComments(parsed);
+  return { tree, parsed };
 }
 
 /** Tokens that may start a query (the grammar's `query` rule). */
@@ -595,7 +607,9 @@ export function parseQuery(sql: string): { tree: QueryContext; parsed: ParsedTex
     [p.context, p.state] = queryCallers();
     return p.query();
   };
-  return { tree: parseTokens(queryTokens, listener, entry), parsed };
+  const tree = parseTokens(queryTokens, listener, entry);
+  checkClosedComments(parsed);
+  return { tree, parsed };
 }
 
 /** The states in program, singleStatement and statement that call the next rule down to `query`. */

@@ -74,6 +74,29 @@ function topLevel(sql: string): string {
   return out;
 }
 
+/**
+ * The length of the SQL's leading comments and white space: `--` to the line's end and bracketed
+ * comments, nested as Spark's lexer nests them (an unclosed one is not skipped).
+ */
+function leadingComments(sql: string): number {
+  let i = 0;
+  for (;;) {
+    while (i < sql.length && /\s/.test(sql[i])) i++;
+    if (sql.startsWith('--', i)) {
+      const end = sql.indexOf('\n', i);
+      i = end < 0 ? sql.length : end + 1;
+    } else if (sql.startsWith('/*', i)) {
+      let depth = 0;
+      let j = i;
+      for (; j < sql.length; j++) {
+        if (sql.startsWith('/*', j)) { depth++; j++; } else if (sql.startsWith('*/', j)) { depth--; j++; if (depth === 0) break; }
+      }
+      if (depth !== 0) return i;
+      i = j + 1;
+    } else return i;
+  }
+}
+
 /** A view's SELECT: `VALUES …` selected from, a SELECT of no table over one row, the column list as the columns' names. */
 function viewSelect(name: string, columns: string | undefined, body: string): string {
   let select = /^\s*values\b/i.test(body) ? `SELECT * FROM ${body}` : body;
@@ -144,7 +167,7 @@ export function goldenCases(name: string): GoldenCase[] {
       tables.delete(drop[1].toLowerCase());
       views = views.filter((v) => v.name.toLowerCase() !== drop[1].toLowerCase());
       c.skip = 'a DROP: the view is gone for the later queries, and Spark printed nothing to compare';
-    } else if (!/^\s*(?:select|with|values|\()/i.test(sql)) c.skip = 'a statement the harness does not run (it runs queries over views of static data)';
+    } else if (!/^\s*(?:select|with|values|\()/i.test(sql.slice(leadingComments(sql)))) c.skip = 'a statement the harness does not run (it runs queries over views of static data)';
     // A view's or table's entry answers by reading it; a drop answers nothing.
     return table || insert || view ? { ...c, views } : c;
   });
@@ -242,10 +265,12 @@ export async function weirAnswer(query: string, views: readonly GoldenView[] = [
     return read.output.startsWith('error ') ? read : { output: '' };
   }
   const used = views.filter((v) => reads(query, v.name));
-  const m = /^\s*select\s+([^]*?)(?:\s+from\s+t)?$/i.exec(query);
+  // The query's leading comments stay in its text, after the SELECT that the one-row query writes.
+  const comments = leadingComments(query);
+  const m = /^select\s+([^]*?)(?:\s+from\s+t)?$/i.exec(query.slice(comments));
   if (used.length || !m || /\b(?:from|union|except|minus|intersect)\b/i.test(topLevel(m[1]))) return staticAnswer(query, used, binary);
   try {
-    const { row, schema } = await select(m[1]).catch((e: unknown) => {
+    const { row, schema } = await select(`${query.slice(0, comments)}${m[1]}`).catch((e: unknown) => {
       if (!/appears twice/.test((e as Error).message)) throw e;
       return select(selectItems(m[1]).map((item, i) => `${item} AS c${i + 1}`).join(','));
     });
