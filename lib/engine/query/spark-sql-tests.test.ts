@@ -21,7 +21,7 @@
 import { describe, expect, it } from 'vitest';
 import { goldenCases, sameColumnTypes, weirAnswer } from './testing/spark-golden-file';
 
-const FILES = ['array', 'arrayJoin', 'binary_base64', 'binary_basic', 'binary_hex', 'bitwise', 'booleanEquality', 'caseWhenCoercion', 'cast', 'ceil-floor-with-scale-param', 'comments', 'comparator', 'conditional-functions', 'count', 'csv-functions', 'cte', 'cte-nested', 'date', 'date_part', 'datetime-formatting-invalid', 'datetime-parsing', 'datetime-parsing-invalid', 'datetime-special', 'decimalArithmeticOperations', 'except', 'except-all', 'extract', 'group-by', 'group-by-filter', 'group-by-ordinal', 'grouping_set', 'having', 'higher-order-functions', 'ifCoercion', 'ilike', 'implicitTypeCasts', 'inConversion', 'inline-table', 'intersect-all', 'interval', 'json-functions', 'like-all', 'like-any', 'linear-regression', 'literals', 'map', 'mask-functions', 'math', 'misc-functions', 'null-handling', 'null-propagation', 'operators', 'order-by-nulls-ordering', 'order-by-ordinal', 'percentiles', 'pivot', 'predicate-functions', 'random', 'regexp-functions', 'sql-compatibility-functions', 'string-functions', 'struct', 'timestamp', 'timestamp-ntz', 'try_arithmetic', 'try_cast', 'try_datetime_functions', 'try_element_at', 'union', 'url-functions', 'window', 'xml-functions'] as const;
+const FILES = ['array', 'arrayJoin', 'binary_base64', 'binary_basic', 'binary_hex', 'bitwise', 'booleanEquality', 'caseWhenCoercion', 'cast', 'ceil-floor-with-scale-param', 'comments', 'comparator', 'concat', 'conditional-functions', 'count', 'csv-functions', 'cte', 'cte-nested', 'date', 'date_part', 'datetime-formatting-invalid', 'datetime-parsing', 'datetime-parsing-invalid', 'datetime-special', 'decimalArithmeticOperations', 'elt', 'except', 'except-all', 'extract', 'group-by', 'group-by-filter', 'group-by-ordinal', 'grouping_set', 'having', 'higher-order-functions', 'ifCoercion', 'ilike', 'implicitTypeCasts', 'inConversion', 'inline-table', 'intersect-all', 'interval', 'json-functions', 'like-all', 'like-any', 'linear-regression', 'literals', 'map', 'mask-functions', 'math', 'misc-functions', 'null-handling', 'null-propagation', 'operators', 'order-by-nulls-ordering', 'order-by-ordinal', 'percentiles', 'pivot', 'predicate-functions', 'random', 'regexp-functions', 'sql-compatibility-functions', 'string-functions', 'struct', 'timestamp', 'timestamp-ntz', 'try_arithmetic', 'try_cast', 'try_datetime_functions', 'try_element_at', 'union', 'url-functions', 'window', 'xml-functions'] as const;
 
 /** Why Weir answers otherwise. */
 const WHY = {
@@ -73,6 +73,8 @@ const WHY = {
   csvBinaryOutputStyle: "to_csv writes a BINARY field as its base64 text with padding: Weir's SQL has no spark.sql.binaryOutputStyle, which this file sets, and Spark 4's CSV writer (UnivocityGenerator) formats a BINARY by it as the printed result does",
   ansiTypeCoercion: "this copy's Spark 4 ran the typeCoercion/native files with ANSI on (its CAST_INVALID_INPUT names spark.sql.ansi.enabled): AnsiTypeCoercion widens an integer beside a FLOAT to a DOUBLE and casts a STRING to the other side's type (a BIGINT beside an integer, a DOUBLE beside a FLOAT, DOUBLE or DECIMAL, else that BINARY, BOOLEAN, DATE or TIMESTAMP, where '1' then fails). Weir answers as TypeCoercion with ANSI off (Spark 3.x's copies of these files): the FLOAT, a STRING beside a number, DATE or TIMESTAMP, and DATA_DIFF_TYPES for a STRING beside a BINARY or a BOOLEAN",
   inNoErrorClass: "this copy's Spark (before 3.4) printed the AnalysisException without an error class (cannot resolve … Arguments must be same type but were: …); Weir refuses the IN with DATATYPE_MISMATCH.DATA_DIFF_TYPES, the class Spark 3.4+ gives it",
+  rangeFunction: "FROM range(10), Spark's table-valued function of one BIGINT column id, is refused: Weir's FROM takes no table-valued function (but a generator after LATERAL)",
+  ansiArrayConcat: "this copy's Spark ran the typeCoercion/native files with ANSI on: its AnsiTypeCoercion casts the STRING array's elements to DATE for string_array1 || data_array2, failing on 'a' (CAST_INVALID_INPUT); with ANSI off (TypeCoercion, Weir) an ARRAY<STRING> beside an ARRAY<DATE> widens to ARRAY<STRING> and the row is answered",
   dateStringCompare: "Spark 2.4's answer (a DATE beside a string compared as strings); Spark 3.0+ casts the string to a DATE, as Weir does",
 };
 
@@ -203,6 +205,11 @@ const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> 
     "select to_timestamp('1', 'yyy')": WHY.legacyParserCheck,
   },
   decimalArithmeticOperations: {},
+  elt: {
+    "SELECT elt(2, col1, col2, col3, col4, col5) col\nFROM (\n  SELECT\n    'prefix_' col1,\n    id col2,\n    string(id + 1) col3,\n    encode(string(id + 2), 'utf-8') col4,\n    CAST(id AS DOUBLE) col5\n  FROM range(10)\n)": WHY.rangeFunction,
+    "SELECT elt(3, col1, col2, col3, col4) col\nFROM (\n  SELECT\n    string(id) col1,\n    string(id + 1) col2,\n    encode(string(id + 2), 'utf-8') col3,\n    encode(string(id + 3), 'utf-8') col4\n  FROM range(10)\n)": WHY.rangeFunction,
+    "SELECT elt(2, col1, col2) col\nFROM (\n  SELECT\n    encode(string(id), 'utf-8') col1,\n    encode(string(id + 1), 'utf-8') col2\n  FROM range(10)\n)": WHY.rangeFunction,
+  },
   except: {
   },
   "except-all": {
@@ -445,6 +452,15 @@ const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> 
     "SELECT FLOOR(2.5, 0, 0)": WHY.sparkInternalError,
   },
   comparator: {},
+  concat: {
+    "SELECT (col1 || col2 || col3) col\nFROM (\n  SELECT\n    id col1,\n    string(id + 1) col2,\n    encode(string(id + 2), 'utf-8') col3\n  FROM range(10)\n)": WHY.rangeFunction,
+    "SELECT ((col1 || col2) || (col3 || col4) || col5) col\nFROM (\n  SELECT\n    'prefix_' col1,\n    id col2,\n    string(id + 1) col3,\n    encode(string(id + 2), 'utf-8') col4,\n    CAST(id AS DOUBLE) col5\n  FROM range(10)\n)": WHY.rangeFunction,
+    "SELECT ((col1 || col2) || (col3 || col4)) col\nFROM (\n  SELECT\n    string(id) col1,\n    string(id + 1) col2,\n    encode(string(id + 2), 'utf-8') col3,\n    encode(string(id + 3), 'utf-8') col4\n  FROM range(10)\n)": WHY.rangeFunction,
+    "SELECT (col1 || col2) col\nFROM (\n  SELECT\n    encode(string(id), 'utf-8') col1,\n    encode(string(id + 1), 'utf-8') col2\n  FROM range(10)\n)": WHY.rangeFunction,
+    "SELECT (col1 || col2 || col3 || col4) col\nFROM (\n  SELECT\n    encode(string(id), 'utf-8') col1,\n    encode(string(id + 1), 'utf-8') col2,\n    encode(string(id + 2), 'utf-8') col3,\n    encode(string(id + 3), 'utf-8') col4\n  FROM range(10)\n)": WHY.rangeFunction,
+    "SELECT ((col1 || col2) || (col3 || col4)) col\nFROM (\n  SELECT\n    encode(string(id), 'utf-8') col1,\n    encode(string(id + 1), 'utf-8') col2,\n    encode(string(id + 2), 'utf-8') col3,\n    encode(string(id + 3), 'utf-8') col4\n  FROM range(10)\n)": WHY.rangeFunction,
+    "SELECT\n    (tinyint_array1 || smallint_array2) ts_array,\n    (smallint_array1 || int_array2) si_array,\n    (int_array1 || bigint_array2) ib_array,\n    (bigint_array1 || decimal_array2) bd_array,\n    (decimal_array1 || double_array2) dd_array,\n    (double_array1 || float_array2) df_array,\n    (string_array1 || data_array2) std_array,\n    (timestamp_array1 || string_array2) tst_array,\n    (string_array1 || int_array2) sti_array\nFROM various_arrays": WHY.ansiArrayConcat,
+  },
   count: {
     "SELECT\n  count(*), count(1), count(null), count(a), count(b), count(a + b), count((a, b))\nFROM testData": WHY.repeatedNameInSubquery,
     "SELECT count(a, b), count(b, a), count(testData.*) FROM testData": WHY.starInCall,
