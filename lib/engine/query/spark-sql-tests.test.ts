@@ -21,7 +21,7 @@
 import { describe, expect, it } from 'vitest';
 import { goldenCases, sameColumnTypes, weirAnswer } from './testing/spark-golden-file';
 
-const FILES = ['array', 'arrayJoin', 'binary_base64', 'binary_basic', 'binary_hex', 'bitwise', 'booleanEquality', 'caseWhenCoercion', 'cast', 'ceil-floor-with-scale-param', 'comments', 'comparator', 'concat', 'conditional-functions', 'count', 'csv-functions', 'cte', 'cte-nested', 'date', 'date_part', 'datetime-formatting-invalid', 'datetime-parsing', 'datetime-parsing-invalid', 'datetime-special', 'decimalArithmeticOperations', 'elt', 'except', 'except-all', 'extract', 'group-by', 'group-by-filter', 'group-by-ordinal', 'grouping_set', 'having', 'higher-order-functions', 'ifCoercion', 'ilike', 'implicitTypeCasts', 'inConversion', 'inline-table', 'intersect-all', 'interval', 'json-functions', 'like-all', 'like-any', 'linear-regression', 'literals', 'map', 'mask-functions', 'math', 'misc-functions', 'null-handling', 'null-propagation', 'operators', 'order-by-nulls-ordering', 'order-by-ordinal', 'percentiles', 'pivot', 'predicate-functions', 'random', 'regexp-functions', 'sql-compatibility-functions', 'string-functions', 'struct', 'timestamp', 'timestamp-ntz', 'try_arithmetic', 'try_cast', 'try_datetime_functions', 'try_element_at', 'union', 'url-functions', 'window', 'xml-functions'] as const;
+const FILES = ['array', 'arrayJoin', 'binary_base64', 'binary_basic', 'binary_hex', 'bitwise', 'booleanEquality', 'caseWhenCoercion', 'cast', 'ceil-floor-with-scale-param', 'comments', 'comparator', 'concat', 'conditional-functions', 'count', 'csv-functions', 'cte', 'cte-nested', 'date', 'date_part', 'datetime-formatting-invalid', 'datetime-parsing', 'datetime-parsing-invalid', 'datetime-special', 'decimalArithmeticOperations', 'elt', 'except', 'except-all', 'extract', 'group-by', 'group-by-filter', 'group-by-ordinal', 'grouping_set', 'having', 'higher-order-functions', 'ifCoercion', 'ilike', 'implicitTypeCasts', 'inConversion', 'inline-table', 'intersect-all', 'interval', 'json-functions', 'like-all', 'like-any', 'linear-regression', 'literals', 'map', 'mask-functions', 'math', 'misc-functions', 'null-handling', 'null-propagation', 'operators', 'order-by-nulls-ordering', 'order-by-ordinal', 'percentiles', 'pivot', 'predicate-functions', 'random', 'regexp-functions', 'sql-compatibility-functions', 'string-functions', 'struct', 'timestamp', 'timestamp-ntz', 'try_arithmetic', 'try_cast', 'try_datetime_functions', 'try_element_at', 'union', 'url-functions', 'window', 'windowFrameCoercion', 'xml-functions'] as const;
 
 /** Why Weir answers otherwise. */
 const WHY = {
@@ -75,6 +75,7 @@ const WHY = {
   inNoErrorClass: "this copy's Spark (before 3.4) printed the AnalysisException without an error class (cannot resolve … Arguments must be same type but were: …); Weir refuses the IN with DATATYPE_MISMATCH.DATA_DIFF_TYPES, the class Spark 3.4+ gives it",
   rangeFunction: "FROM range(10), Spark's table-valued function of one BIGINT column id, is refused: Weir's FROM takes no table-valued function (but a generator after LATERAL)",
   ansiArrayConcat: "this copy's Spark ran the typeCoercion/native files with ANSI on: its AnsiTypeCoercion casts the STRING array's elements to DATE for string_array1 || data_array2, failing on 'a' (CAST_INVALID_INPUT); with ANSI off (TypeCoercion, Weir) an ARRAY<STRING> beside an ARRAY<DATE> widens to ARRAY<STRING> and the row is answered",
+  windowFrameNoErrorClass: "this copy's Spark (before 3.4) printed the AnalysisException without an error class; Weir refuses the frame with Spark 3.4+'s class: DATATYPE_MISMATCH.SPECIFIED_WINDOW_FRAME_UNACCEPTED_TYPE for the bound WindowFrameCoercion casts to a STRING, BINARY or BOOLEAN key, RANGE_FRAME_INVALID_TYPE for an INT bound beside a TIMESTAMP key",
   dateStringCompare: "Spark 2.4's answer (a DATE beside a string compared as strings); Spark 3.0+ casts the string to a DATE, as Weir does",
 };
 
@@ -633,6 +634,11 @@ const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> 
   binary_basic: {
     "SELECT to_csv(named_struct('n', 1, 'info', X'4561736F6E2059616F20323031382D31312D31373A31333A33333A3333'))": WHY.csvBinaryOutputStyle,
     "select to_xml(named_struct('name', binary('Eason'), 'birth', 2018, 'org', binary('Kindergarten Cop')))": WHY.xmlDataSource,
+  windowFrameCoercion: {
+    "SELECT COUNT(*) OVER (PARTITION BY 1 ORDER BY cast(1 as string) DESC RANGE BETWEEN CURRENT ROW AND 1 FOLLOWING) FROM t": WHY.windowFrameNoErrorClass,
+    "SELECT COUNT(*) OVER (PARTITION BY 1 ORDER BY cast('1' as binary) DESC RANGE BETWEEN CURRENT ROW AND 1 FOLLOWING) FROM t": WHY.windowFrameNoErrorClass,
+    "SELECT COUNT(*) OVER (PARTITION BY 1 ORDER BY cast(1 as boolean) DESC RANGE BETWEEN CURRENT ROW AND 1 FOLLOWING) FROM t": WHY.windowFrameNoErrorClass,
+    "SELECT COUNT(*) OVER (PARTITION BY 1 ORDER BY cast('2017-12-11 09:30:00.0' as timestamp) DESC RANGE BETWEEN CURRENT ROW AND 1 FOLLOWING) FROM t": WHY.windowFrameNoErrorClass,
   },
 };
 

@@ -23,6 +23,7 @@ import { expressionSql } from './parser/expression-sql';
 import { mapExpression, someExpression } from './parser/expression-tree';
 import type { Expression, FrameBound } from './parser/unresolved-plan';
 import { SqlValidationError } from './sql-error';
+import { canCast, type ExprType } from './sql-values';
 import { compileAggregateCall } from './stateful-planner';
 
 /** Spark's ranking functions (RankLike, RowNumber, NTile, CumeDist): ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW, an ORDER BY needed. */
@@ -103,6 +104,17 @@ function resolveFrame(e: WindowExpression, fn: string, orderTypes: readonly Fiel
     if (orderTypes.length === 0) throw mismatch('RANGE_FRAME_WITHOUT_ORDER', 'A range window frame cannot be used in an unordered window specification', pos, 'Add ORDER BY to the window, or use a ROWS frame');
     if (orderTypes.length > 1) throw mismatch('RANGE_FRAME_MULTI_ORDER', 'A range window frame with value boundaries cannot be used in a window specification with multiple order by expressions', pos, 'Order the window by one expression, or use a ROWS frame');
     const key = orderTypes[0].type;
+    // Spark's WindowFrameCoercion casts a value bound to the ORDER BY's type where Cast.canCast
+    // takes it there (an integral one to BINARY too, ANSI off): beside a STRING, BINARY or
+    // BOOLEAN key the bound is then of that type, which no SpecifiedWindowFrame takes.
+    if (key === 'string' || key === 'binary' || key === 'boolean') {
+      for (const [location, b] of [['lower', lower], ['upper', upper]] as const) {
+        if (typeof b === 'object' && (canCast(b.type as ExprType, key) || (key === 'binary' && b.type === 'long'))) {
+          throw mismatch('SPECIFIED_WINDOW_FRAME_UNACCEPTED_TYPE', `The data type of the ${location} bound "${typeText(typeOfField(orderTypes[0]))}" does not match the expected data type "(NUMERIC OR INTERVAL DAY TO SECOND OR INTERVAL YEAR TO MONTH OR INTERVAL)"`, pos,
+            'A RANGE offset needs a numeric, DATE or TIMESTAMP ORDER BY: order by a number, or use a ROWS frame');
+        }
+      }
+    }
     for (const v of values) {
       const ok = key === 'long' || key === 'double' || key === 'decimal' ? v.type === 'long' || v.type === 'double'
         : key === 'date' ? (v.type === 'long' && Number.isInteger(v.value)) || v.type === 'year_month_interval'
