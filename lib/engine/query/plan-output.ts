@@ -65,6 +65,21 @@ export function generateOutput(node: GenerateNode, childSchema: Schema, generate
   return { carried, output: [...carried, ...generated.map((f, i) => ({ ...f, name: node.output[i] }))] };
 }
 
+/** Spark's ordinalNumber (CheckAnalysis): first, second, third, then 4th, 5th, … */
+const ordinalNumber = (i: number) => ['first', 'second', 'third'][i] ?? `${i + 1}th`;
+
+/**
+ * Spark's INCOMPATIBLE_COLUMN_TYPE of a set operation (CheckAnalysis): the `column`th column
+ * (from 0) of its `table`th input (from 0, the first's never) is of a type that does not widen
+ * to the first input's.
+ */
+export function incompatibleColumnType(operator: string, column: number, table: number, type: Field, first: Field, pos: SqlPosition | undefined): SqlValidationError {
+  return new SqlValidationError(
+    // Spark's template ends `<hint>.`, its hint empty here.
+    `[INCOMPATIBLE_COLUMN_TYPE] ${operator} can only be performed on tables with compatible column types. The ${ordinalNumber(column)} column of the ${ordinalNumber(table)} table is "${typeText(type)}" type which is not compatible with "${typeText(first)}" at the same column of the first table..`,
+    pos, operator, 'INCOMPATIBLE_COLUMN_TYPE');
+}
+
 /**
  * UNION ALL's output: each column widened to one type for every branch (Spark's
  * WidenSetOperationTypes), named as the first branch's. `widened[i]`, for a column some branch
@@ -87,8 +102,9 @@ export function unionOutput(branches: readonly Schema[], pos: SqlPosition | unde
       return { ...f };
     }
     const w = widenSetOperationColumn(column);
-    const other = column.find((g) => !sameType(g, f))!;
-    if (!w) throw new SqlValidationError(`UNION ALL column ${i + 1} (${f.name}) is ${typeText(f)} in the first SELECT and ${typeText(other)} in another, which do not widen to one type; CAST one of them`, pos, 'UNION');
+    const other = column.findIndex((g) => !sameType(g, f));
+    // Spark's Union node (UNION and UNION ALL alike) names itself UNION in the error.
+    if (!w) throw incompatibleColumnType('UNION', i, other, column[other], f, pos);
     widened.push(w);
     return fieldOfType(f.name, w.type);
   });

@@ -33,6 +33,7 @@ import { buildStreamStaticJoin, tableOrViewNotFound } from './join-planner';
 import { planPivot } from './pivot-planner';
 import { planUnpivot } from './unpivot-planner';
 import { notSupportedYet, offsetToPosition, SqlValidationError } from './sql-error';
+import { incompatibleColumnType } from './plan-output';
 import { positionalArguments } from './named-arguments';
 import { checkSqlLimits, tooDeep } from './sql-limits';
 import { timeWindowIn, WINDOW_COLUMN, windowInsideAnItem, withWindowColumn } from './time-windowing';
@@ -372,17 +373,11 @@ class QueryPlanner {
         position, operator, 'NUM_COLUMNS_MISMATCH');
     }
     // Spark's WidenSetOperationTypes: each column pair of one type.
-    const ordinals = ['first', 'second', 'third', 'fourth', 'fifth', 'sixth', 'seventh', 'eighth', 'ninth', 'tenth'];
     const widened = left.map((f, i): TypeInfo | undefined => {
       const g = right[i];
       if (sameType(f, g) && f.void === g.void) return undefined;
       const w = widenSetOperationColumn([f, g]);
-      if (!w) {
-        throw new SqlValidationError(
-          // Spark's template ends `<hint>.`, its hint empty here.
-          `[INCOMPATIBLE_COLUMN_TYPE] ${operator} can only be performed on tables with compatible column types. The ${ordinals[i] ?? `${i + 1}th`} column of the second table is "${typeText(g)}" type which is not compatible with "${typeText(f)}" at the same column of the first table..`,
-          position, operator, 'INCOMPATIBLE_COLUMN_TYPE');
-      }
+      if (!w) throw incompatibleColumnType(operator, i, 1, g, f, position);
       return w.type;
     });
     // Spark's CheckAnalysis: a set operation compares rows, and a map has no equality.

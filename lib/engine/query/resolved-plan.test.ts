@@ -355,7 +355,8 @@ describe('resolvePlan', () => {
       let out: Row[] = [{ id: 2n ** 53n + 1n, i: 3, x: 0.5, s: 'b' }];
       for (const op of q.operators) out = await op.execute(out, { batchId: 0, batchWatermarkMs: 0, batchTimestampMs: 0 });
       expect(out).toEqual([{ a: [3], st: { x: 3 }, m: { k: '3' } }, { a: [2n ** 53n + 1n], st: { x: 0.5 }, m: { k: 'b' } }]);
-      expect(() => compileStreamingQuery("SELECT named_struct('x', i) AS st FROM src UNION ALL SELECT named_struct('y', i) FROM src", typedSrc)).toThrow(/do not widen to one type/);
+      expect(() => compileStreamingQuery("SELECT named_struct('x', i) AS st FROM src UNION ALL SELECT named_struct('y', i) FROM src", typedSrc)).toThrow(
+        '[INCOMPATIBLE_COLUMN_TYPE] UNION can only be performed on tables with compatible column types. The first column of the second table is "STRUCT<y: INT>" type which is not compatible with "STRUCT<x: INT>" at the same column of the first table..');
     });
 
     it('on a collection function\'s arguments: array_contains\'s value as the elements\' type, a decimal as a double, a date as its text', () => {
