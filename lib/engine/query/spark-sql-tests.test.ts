@@ -73,7 +73,6 @@ const WHY = {
   csvBinaryOutputStyle: "to_csv writes a BINARY field as its base64 text with padding: Weir's SQL has no spark.sql.binaryOutputStyle, which this file sets, and Spark 4's CSV writer (UnivocityGenerator) formats a BINARY by it as the printed result does",
   ansiTypeCoercion: "this copy's Spark 4 ran the typeCoercion/native files with ANSI on (its CAST_INVALID_INPUT names spark.sql.ansi.enabled): AnsiTypeCoercion widens an integer beside a FLOAT to a DOUBLE and casts a STRING to the other side's type (a BIGINT beside an integer, a DOUBLE beside a FLOAT, DOUBLE or DECIMAL, else that BINARY, BOOLEAN, DATE or TIMESTAMP, where '1' then fails). Weir answers as TypeCoercion with ANSI off (Spark 3.x's copies of these files): the FLOAT, a STRING beside a number, DATE or TIMESTAMP, and DATA_DIFF_TYPES for a STRING beside a BINARY or a BOOLEAN",
   inNoErrorClass: "this copy's Spark (before 3.4) printed the AnalysisException without an error class (cannot resolve … Arguments must be same type but were: …); Weir refuses the IN with DATATYPE_MISMATCH.DATA_DIFF_TYPES, the class Spark 3.4+ gives it",
-  rangeFunction: "FROM range(10), Spark's table-valued function of one BIGINT column id, is refused: Weir's FROM takes no table-valued function (but a generator after LATERAL)",
   ansiArrayConcat: "this copy's Spark ran the typeCoercion/native files with ANSI on: its AnsiTypeCoercion casts the STRING array's elements to DATE for string_array1 || data_array2, failing on 'a' (CAST_INVALID_INPUT); with ANSI off (TypeCoercion, Weir) an ARRAY<STRING> beside an ARRAY<DATE> widens to ARRAY<STRING> and the row is answered",
   windowFrameNoErrorClass: "this copy's Spark (before 3.4) printed the AnalysisException without an error class; Weir refuses the frame with Spark 3.4+'s class: DATATYPE_MISMATCH.SPECIFIED_WINDOW_FRAME_UNACCEPTED_TYPE for the bound WindowFrameCoercion casts to a STRING, BINARY or BOOLEAN key, RANGE_FRAME_INVALID_TYPE for an INT bound beside a TIMESTAMP key",
   unionNoErrorClass: "refused with INCOMPATIBLE_COLUMN_TYPE, the class Spark 3.4+ gives; this copy's Spark (of 2.4's time) printed its message (Union can only be performed on tables with the compatible column types. …) without a class",
@@ -726,6 +725,7 @@ const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> 
   binary_basic: {
     "SELECT to_csv(named_struct('n', 1, 'info', X'4561736F6E2059616F20323031382D31312D31373A31333A33333A3333'))": WHY.csvBinaryOutputStyle,
     "select to_xml(named_struct('name', binary('Eason'), 'birth', 2018, 'org', binary('Kindergarten Cop')))": WHY.xmlDataSource,
+  },
   windowFrameCoercion: {
     "SELECT COUNT(*) OVER (PARTITION BY 1 ORDER BY cast(1 as string) DESC RANGE BETWEEN CURRENT ROW AND 1 FOLLOWING) FROM t": WHY.windowFrameNoErrorClass,
     "SELECT COUNT(*) OVER (PARTITION BY 1 ORDER BY cast('1' as binary) DESC RANGE BETWEEN CURRENT ROW AND 1 FOLLOWING) FROM t": WHY.windowFrameNoErrorClass,
