@@ -75,8 +75,8 @@ const ordinalNumber = (i: number) => ['first', 'second', 'third'][i] ?? `${i + 1
  */
 export function incompatibleColumnType(operator: string, column: number, table: number, type: Field, first: Field, pos: SqlPosition | undefined): SqlValidationError {
   return new SqlValidationError(
-    // Spark's template ends `<hint>.`, its hint empty here.
-    `[INCOMPATIBLE_COLUMN_TYPE] ${operator} can only be performed on tables with compatible column types. The ${ordinalNumber(column)} column of the ${ordinalNumber(table)} table is "${typeText(type)}" type which is not compatible with "${typeText(first)}" at the same column of the first table..`,
+    // Spark's template ends `<hint>.`, its hint empty here; Weir's sentence on what to do follows.
+    `[INCOMPATIBLE_COLUMN_TYPE] ${operator} can only be performed on tables with compatible column types. The ${ordinalNumber(column)} column of the ${ordinalNumber(table)} table is "${typeText(type)}" type which is not compatible with "${typeText(first)}" at the same column of the first table.. CAST one of the two to the other's type.`,
     pos, operator, 'INCOMPATIBLE_COLUMN_TYPE');
 }
 
