@@ -158,10 +158,13 @@ function leavesOf(p: UnresolvedPlan, relations: readonly StreamingRelation[], pl
  * A relation that no stream, static table or CTE in scope names: Spark's TABLE_OR_VIEW_NOT_FOUND
  * (CheckAnalysis on an unresolved relation), with the job's sources and the CTEs in scope.
  */
-export function tableOrViewNotFound(name: string, relations: readonly StreamingRelation[], pos: SqlPosition | undefined, ctes: readonly string[] = []): SqlValidationError {
+export function tableOrViewNotFound(name: string, relations: readonly StreamingRelation[], statics: readonly StaticTableSpec[], pos: SqlPosition | undefined, ctes: readonly string[] = []): SqlValidationError {
   const sources = relations.length > 1 ? `sources are named ${relations.map((r) => `"${r.sourceName}"`).join(', ')}` : `source is named "${relations[0].sourceName}"`;
+  // The job's tables, which a join may name too (the row inline tables select from is none a query names).
+  const tables = statics.filter((t) => t !== VALUES_TABLE).map((t) => t.name);
   return new SqlValidationError(
-    `[TABLE_OR_VIEW_NOT_FOUND] The table or view \`${name}\` cannot be found. FROM ${name}: unknown source; this job's ${sources}${ctes.length ? ` (CTEs in scope: ${ctes.join(', ')})` : ''}`,
+    `[TABLE_OR_VIEW_NOT_FOUND] The table or view \`${name}\` cannot be found. FROM ${name}: unknown source; this job's ${sources}${ctes.length ? ` (CTEs in scope: ${ctes.join(', ')})` : ''}` +
+      (tables.length ? `; name it, or a static table from the job's staticTables (${tables.join(', ')})` : ''),
     pos, 'FROM', 'TABLE_OR_VIEW_NOT_FOUND');
 }
 
@@ -252,7 +255,7 @@ export function buildStreamStaticJoin(
     for (const p of [join.left, join.right]) {
       const t = tableOf(p);
       if (t && !streamOf(t) && !statics.some((s) => s.name.toLowerCase() === t.name.toLowerCase()) && !planLeaf?.(p)) {
-        throw tableOrViewNotFound(t.name, relations, lineColumn(p.kind === 'SubqueryAlias' ? p.child.pos : p.pos));
+        throw tableOrViewNotFound(t.name, relations, statics, lineColumn(p.kind === 'SubqueryAlias' ? p.child.pos : p.pos));
       }
     }
     // The job's tables: the row inline tables select from is none a query names.

@@ -808,7 +808,7 @@ class QueryPlanner {
             `FROM ${written}: ${written === 'VALUES' ? 'an inline table' : `${written} is a static table, which`} a streaming query reads by joining it with a stream (FROM ${this.relations[0].sourceName} JOIN ${written === 'VALUES' ? '(VALUES …) AS t(a, b)' : name} ON …), or in a subquery on the join's static side`,
             lineColumn(u.pos), 'FROM');
         }
-        throw tableOrViewNotFound(name, this.relations, lineColumn(u.pos), [...ctes.keys()]);
+        throw tableOrViewNotFound(name, this.relations, this.staticTables, lineColumn(u.pos), [...ctes.keys()]);
       }
       case 'SubqueryAlias': {
         const inner = ['UnresolvedRelation', 'Join', 'Unpivot', 'Pivot'].includes(u.child.kind) ? this.from(u.child, ctes) : this.subquery(u.child, ctes);
