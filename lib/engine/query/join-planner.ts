@@ -154,14 +154,18 @@ function leavesOf(p: UnresolvedPlan, relations: readonly StreamingRelation[], pl
   return [{ name: planned.name, alias: p.kind === 'SubqueryAlias' ? p.alias : undefined, plan: planned.plan, schema: planned.schema }];
 }
 
+/** The names of the job's static tables, as an error lists them: the row inline tables select from is none a query names. */
+function jobTableNames(statics: readonly StaticTableSpec[]): string[] {
+  return statics.filter((t) => t !== VALUES_TABLE).map((t) => t.name);
+}
+
 /**
  * A relation that no stream, static table or CTE in scope names: Spark's TABLE_OR_VIEW_NOT_FOUND
  * (CheckAnalysis on an unresolved relation), with the job's sources and the CTEs in scope.
  */
 export function tableOrViewNotFound(name: string, relations: readonly StreamingRelation[], statics: readonly StaticTableSpec[], pos: SqlPosition | undefined, ctes: readonly string[] = []): SqlValidationError {
   const sources = relations.length > 1 ? `sources are named ${relations.map((r) => `"${r.sourceName}"`).join(', ')}` : `source is named "${relations[0].sourceName}"`;
-  // The job's tables, which a join may name too (the row inline tables select from is none a query names).
-  const tables = statics.filter((t) => t !== VALUES_TABLE).map((t) => t.name);
+  const tables = jobTableNames(statics);
   return new SqlValidationError(
     `[TABLE_OR_VIEW_NOT_FOUND] The table or view \`${name}\` cannot be found. FROM ${name}: unknown source; this job's ${sources}${ctes.length ? ` (CTEs in scope: ${ctes.join(', ')})` : ''}` +
       (tables.length ? `; name it, or a static table from the job's staticTables (${tables.join(', ')})` : ''),
@@ -258,8 +262,7 @@ export function buildStreamStaticJoin(
         throw tableOrViewNotFound(t.name, relations, statics, lineColumn(p.kind === 'SubqueryAlias' ? p.child.pos : p.pos));
       }
     }
-    // The job's tables: the row inline tables select from is none a query names.
-    const known = statics.filter((t) => t !== VALUES_TABLE).map((t) => t.name).join(', ') || 'none declared';
+    const known = jobTableNames(statics).join(', ') || 'none declared';
     throw new SqlValidationError(
       `A join needs the stream "${streamSide?.label ?? relations[0].sourceName}" and a static table from the job's staticTables (${known}); got ${a.name} JOIN ${b.name}`,
       pos, 'JOIN');
