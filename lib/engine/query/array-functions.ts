@@ -19,9 +19,8 @@ import { compareValues, sqlEquals } from './ordering';
 import { castValue, isNumeric } from './sql-values';
 import { dateAddMonths, MICROS_PER_DAY, timestampAddMicros, timestampAddMonths } from './interval-utils';
 import type { Long } from './long';
+import { MAX_ARRAY_ELEMENTS } from './value-limits';
 
-/** Elements an array built here may have: sequence and array_repeat check it before building. */
-const MAX_ARRAY_ELEMENTS = 1 << 20;
 
 const isArr = (t: TypeInfo) => t.type === 'array' || t.type === 'null';
 const isInt = (t: TypeInfo) => t.type === 'long' || t.type === 'null';

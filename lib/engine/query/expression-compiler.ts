@@ -1597,7 +1597,7 @@ class ExpressionCompiler implements LambdaCompiler {
     const refused = REFUSED_FUNCTIONS[e.name];
     if (refused) throw new SqlValidationError(refused.message, e.pos, `${e.name}()`, refused.errorClass);
     if (GENERATORS.has(e.name)) {
-      this.fail(e, `${e.name}() is a generator (one output row per element): use it as a whole item of a SELECT list, such as SELECT ${e.name}(…) AS x FROM src; to aggregate its rows, generate in a subquery: SELECT x, count(*) FROM (SELECT ${e.name}(…) AS x FROM src) GROUP BY x`);
+      this.fail(e, `[UNSUPPORTED_GENERATOR.NESTED_IN_EXPRESSIONS] The generator is not supported: nested in expressions. ${e.name}() is a generator (one output row per element): use it as a whole item of a SELECT list, such as SELECT ${e.name}(…) AS x FROM src; to aggregate its rows, generate in a subquery: SELECT x, count(*) FROM (SELECT ${e.name}(…) AS x FROM src) GROUP BY x`, 'UNSUPPORTED_GENERATOR.NESTED_IN_EXPRESSIONS');
     }
     if (e.name === 'array' || e.name === 'map' || e.name === 'struct' || e.name === 'named_struct') return this.constructor_(e);
     const registered = FUNCTION_REGISTRY.get(e.name);

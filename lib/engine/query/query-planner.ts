@@ -17,7 +17,7 @@ import type { Expr, SqlPosition } from './expression';
 import { exprToString } from './expression';
 import { compileExpression, widenSetOperationColumn, widerTypeWithoutStringPromotion } from './expression-compiler';
 import { duplicateColumn, ExpressionBuilder, lineColumn, writtenColumnName, type Scope } from './expression-builder';
-import { generatorOutput, GENERATORS } from './generators';
+import { generatorOutput, GENERATORS, TABLE_FUNCTIONS } from './generators';
 import { children, firstStreamingRelation, relationOutput, type LogicalPlan, type NamedExpr, type StreamingRelation } from './logical-plan';
 import { isOrderable, sameType, typeOfField, typeText, type TypeInfo } from './data-types';
 import { parsePlan } from './parser/ast-builder';
@@ -78,6 +78,16 @@ function outputNamesChecked(plan: LogicalPlan, repeated: ReadonlyMap<string, Sql
   const twice = outputSchema(plan).find((f) => repeated.has(f.name));
   if (twice) throw new SqlValidationError(`Output column "${writtenColumnName(twice.name)}" appears twice; give one of them an alias with AS`, repeated.get(twice.name), 'select list');
   return plan;
+}
+
+/** Spark's UNRESOLVABLE_TABLE_VALUED_FUNCTION: a call in FROM of a function that is none of TABLE_FUNCTIONS. */
+function unresolvableTableFunction(call: Extract<Expression, { kind: 'UnresolvedFunction' }>): SqlValidationError {
+  const name = `\`${call.nameParts.join('.')}\``;
+  return new SqlValidationError(
+    `[UNRESOLVABLE_TABLE_VALUED_FUNCTION] Could not resolve ${name} to a table-valued function. Please make sure that ${name} is defined as a table-valued function and that all required parameters are provided correctly. ` +
+      `If ${name} is not defined, please create the table-valued function before using it. For more information about defining table-valued functions, please refer to the Apache Spark documentation. ` +
+      `Weir's table-valued functions are ${[...TABLE_FUNCTIONS].join(', ')}`,
+    lineColumn(call.pos), 'FROM', 'UNRESOLVABLE_TABLE_VALUED_FUNCTION');
 }
 
 /** A generator whose output column `name` has the name of one of its input's columns. */
@@ -582,6 +592,8 @@ class QueryPlanner {
       child = child.child;
     }
 
+    const tableFunction = lateralViews.find((lv) => lv.tableFunction);
+    if (tableFunction && !this.staticLeaves) throw this.tableFunctionOverStream(tableFunction);
     const from = this.from(child, ctes);
     this.batchSelect = this.staticLeaves && !firstStreamingRelation(from.plan);
     let plan = from.plan;
@@ -590,19 +602,21 @@ class QueryPlanner {
     for (const lv of lateralViews) {
       const builder = this.builder(qualifiers, schema, from.scope);
       const name = lv.generator.nameParts.join('.').toLowerCase() + (lv.outer ? '_outer' : '');
+      if (lv.tableFunction && !TABLE_FUNCTIONS.has(name)) throw unresolvableTableFunction(lv.generator);
       if (name === 'json_tuple' || name === 'json_tuple_outer') {
         // One row out per row in (OUTER changes nothing): the input's columns and the keys'.
         const pos = lineColumn(lv.generator.pos);
-        const items = this.jsonTuple(positionalArguments('json_tuple', lv.generator.arguments, lv.generator.pos), lv.generatorOutput.length ? lv.generatorOutput : undefined, builder, pos);
+        const items = this.jsonTuple(positionalArguments('json_tuple', lv.generator.arguments, lv.generator.pos), lv.generatorOutput.length ? lv.generatorOutput : undefined, builder, schema, pos, lv.tableFunction);
         const clash = items.find((i) => schema.some((f) => f.name.toLowerCase() === i.name.toLowerCase()));
         if (clash) throw outputClash('json_tuple()', clash.name, pos, 'json_tuple');
         ({ plan, output: schema } = this.resolved({ kind: 'Project', list: [...schema.map((f): NamedExpr => ({ expr: { kind: 'column', name: f.name }, name: f.name })), ...items], child: plan }));
         if (lv.qualifier) qualifiers.push(lv.qualifier);
         continue;
       }
-      if (!GENERATORS.has(name)) throw notSupportedYet(`LATERAL VIEW ${name}()`, lineColumn(lv.generator.pos), 'LATERAL VIEW takes explode(), posexplode(), inline() and their _outer forms, stack() and json_tuple()');
-      const call: Expr = { kind: 'call', name, args: lv.generator.arguments.map((a) => builder.build(a)), pos: lineColumn(lv.generator.pos) };
-      ({ plan, output: schema } = this.resolved(this.generate(call as Extract<Expr, { kind: 'call' }>, lv.generatorOutput.length ? lv.generatorOutput : undefined, schema, plan).plan));
+      if (!GENERATORS.has(name) && !lv.tableFunction) throw notSupportedYet(`LATERAL VIEW ${name}()`, lineColumn(lv.generator.pos), 'LATERAL VIEW takes explode(), posexplode(), inline() and their _outer forms, stack() and json_tuple()');
+      const args = positionalArguments(name, lv.generator.arguments, lv.generator.pos);
+      const call: Expr = { kind: 'call', name, args: args.map((a) => builder.build(a)), pos: lineColumn(lv.generator.pos) };
+      ({ plan, output: schema } = this.resolved(this.generate(call as Extract<Expr, { kind: 'call' }>, lv.generatorOutput.length ? lv.generatorOutput : undefined, schema, plan, false, lv.tableFunction).plan));
       if (lv.qualifier) qualifiers.push(lv.qualifier);
     }
     const builder = this.builder(qualifiers, schema, from.scope);
@@ -1299,7 +1313,7 @@ class QueryPlanner {
       // json_tuple(json, 'k1', 'k2', …) as a select item: Spark's generator, one column per key
       // (c0, c1, … as Spark names them, or the aliases), each the key's value as a string.
       if (e.kind === 'UnresolvedFunction' && fn === 'json_tuple') {
-        list.push(...this.jsonTuple(positionalArguments(fn, e.arguments, e.pos), alias, builder, pos));
+        list.push(...this.jsonTuple(positionalArguments(fn, e.arguments, e.pos), alias, builder, inputSchema, pos));
         continue;
       }
       if (e.kind === 'UnresolvedFunction' && fn && GENERATORS.has(fn)) {
@@ -1373,15 +1387,42 @@ class QueryPlanner {
    * here, one column per key (c0, c1, … as Spark names them, or the aliases), each the key's value
    * as a string.
    */
-  private jsonTuple(args: readonly Expression[], alias: readonly string[] | undefined, builder: ExpressionBuilder, pos: Expr['pos']): NamedExpr[] {
-    if (args.length < 2) throw new SqlValidationError('json_tuple() takes (json, key1[, key2, …])', pos, 'json_tuple');
-    const json = builder.build(args[0]);
-    const keys = args.slice(1);
-    if (alias && alias.length !== keys.length) throw this.aliasMismatch('json_tuple', keys.length, alias, pos);
-    return keys.map((k, i) => ({ expr: { kind: 'call', name: 'json_tuple_item', args: [json, builder.build(k)], pos }, name: alias?.[i] ?? `c${i}` }));
+  /**
+   * A call in FROM over a stream-only query (`SELECT * FROM range(3)` as the job's query): its
+   * rows are static data, read as an inline table's are, by joining them with a stream.
+   */
+  private tableFunctionOverStream(lv: Extract<UnresolvedPlan, { kind: 'Generate' }>): SqlValidationError {
+    const written = this.sql.slice(lv.generator.pos.start, lv.generator.pos.end);
+    return new SqlValidationError(
+      `FROM ${written}: a table-valued function's rows are static data, which a streaming query reads by joining them with a stream (FROM ${this.relations[0].sourceName} JOIN ${written} AS t ON …), or in a subquery on the join's static side`,
+      lineColumn(lv.pos), 'FROM');
   }
 
-  private aliasMismatch(fn: string, expected: number, aliases: readonly string[], pos: Expr['pos']): SqlValidationError {
+  private jsonTuple(args: readonly Expression[], alias: readonly string[] | undefined, builder: ExpressionBuilder, inputSchema: Schema, pos: Expr['pos'], tableFunction?: boolean): NamedExpr[] {
+    if (args.length < 2) throw new SqlValidationError(`[WRONG_NUM_ARGS.WITHOUT_SUGGESTION] The \`json_tuple\` requires > 1 parameters but the actual number is ${args.length}. json_tuple() takes (json, key1[, key2, …])`, pos, 'json_tuple', 'WRONG_NUM_ARGS.WITHOUT_SUGGESTION');
+    const keys = args.slice(1);
+    // Spark's JsonTuple.checkInputDataTypes: the JSON and every key a STRING (a NULL of no type is none).
+    const built = args.map((a) => builder.build(a));
+    const notString = built.find((a) => compileExpression(a, inputSchema).type !== 'string');
+    if (notString) {
+      throw new SqlValidationError(
+        `[DATATYPE_MISMATCH.NON_STRING_TYPE] Cannot resolve "json_tuple(…)" due to data type mismatch: all arguments of the function \`json_tuple\` must be strings. Write the JSON and each key as a STRING (CAST ${exprToString(notString)} AS STRING)`,
+        pos, 'json_tuple', 'DATATYPE_MISMATCH.NON_STRING_TYPE');
+    }
+    const json = built[0];
+    if (alias && alias.length !== keys.length) throw this.aliasMismatch('json_tuple', keys.length, alias, pos, tableFunction);
+    return keys.map((_, i) => ({ expr: { kind: 'call', name: 'json_tuple_item', args: [json, built[i + 1]], pos }, name: alias?.[i] ?? `c${i}` }));
+  }
+
+  private aliasMismatch(fn: string, expected: number, aliases: readonly string[], pos: Expr['pos'], tableFunction?: boolean): SqlValidationError {
+    if (tableFunction) {
+      // Spark's ResolveTableValuedFunctions: the alias list of a call in FROM names its columns.
+      return new SqlValidationError(
+        `[NUM_TABLE_VALUE_ALIASES_MISMATCH] Number of given aliases does not match number of output columns. Function name: \`${fn}\`; number of aliases: ${aliases.length}; number of output columns: ${expected}. ` +
+          `Name each of its ${expected} column${expected === 1 ? '' : 's'} in the alias list (AS t(a, b)), or leave the list out`,
+        pos, fn, 'NUM_TABLE_VALUE_ALIASES_MISMATCH',
+      );
+    }
     return new SqlValidationError(
       `The number of aliases supplied in the AS clause does not match the number of columns output by the UDTF. Expected ${expected} aliases, but got ${aliases.join(', ')}. ` +
         `Give ${fn}() ${expected} name${expected === 1 ? '' : 's'} (AS (a, b)), or leave it unaliased and rename its columns in an outer SELECT`,
@@ -1398,10 +1439,10 @@ class QueryPlanner {
    * word count), so with `renameCollisions` it is generated under an unused name that the
    * Project above names back.
    */
-  private generate(call: Extract<Expr, { kind: 'call' }>, aliases: readonly string[] | undefined, inputSchema: Schema, child: LogicalPlan, renameCollisions = false): { plan: Extract<LogicalPlan, { kind: 'Generate' }>; names: string[] } {
+  private generate(call: Extract<Expr, { kind: 'call' }>, aliases: readonly string[] | undefined, inputSchema: Schema, child: LogicalPlan, renameCollisions = false, tableFunction?: boolean): { plan: Extract<LogicalPlan, { kind: 'Generate' }>; names: string[] } {
     const fields = generatorOutput(call.name, call.args, call.args.map((a) => compileExpression(a, inputSchema)));
     if (!Array.isArray(fields)) throw new SqlValidationError(`${fields.message} in ${exprToString(call)}`, call.pos, call.name, fields.errorClass);
-    if (aliases !== undefined && aliases.length !== fields.length) throw this.aliasMismatch(call.name, fields.length, aliases, call.pos);
+    if (aliases !== undefined && aliases.length !== fields.length) throw this.aliasMismatch(call.name, fields.length, aliases, call.pos, tableFunction);
     const taken = new Set(inputSchema.map((c) => c.name.toLowerCase()));
     const names = aliases ? [...aliases] : fields.map((f) => f.name);
     const output = names.map((name) => {

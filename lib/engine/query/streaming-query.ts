@@ -33,7 +33,7 @@ import { FILE_FUNCTIONS } from './misc-functions';
 import { castValue } from './sql-values';
 import { ExpandExec } from '../operators/expand-exec';
 import { GenerateExec, type GenerateSpec } from '../operators/generate-exec';
-import { stackRows } from './generators';
+import { rangeIds, stackRows } from './generators';
 import { windowsFor } from '../operators/window';
 import { InputWatermarkExec } from '../operators/input-watermark';
 import { isStatefulOperator } from '../operators/physical-operator';
@@ -378,6 +378,11 @@ function generatorOf(g: Extract<LogicalPlan, { kind: 'Generate' }>['generator'],
       const t = ts(row, ctx);
       return t === null || t === undefined ? null : windowsFor(t as number, window).reverse();
     };
+    return { fields, spec: { collection, position: false, outer: false } };
+  }
+  if (g.name === 'range') {
+    // Spark's Range: its arguments evaluated (over the one VALUES row) and cast to BIGINT.
+    const collection = (row: Row, ctx: EvalContext) => rangeIds(args.map((a) => castValue(a.eval(row, ctx), a.type, 'long', a.decimal)), g.args);
     return { fields, spec: { collection, position: false, outer: false } };
   }
   if (g.name === 'stack') {

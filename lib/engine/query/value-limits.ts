@@ -20,6 +20,12 @@ import { RecordExpressionError } from '../errors';
 
 export const MAX_STRING_VALUE_LENGTH = 1 << 20;
 
+/**
+ * Elements an array built by a function may have (sequence and array_repeat check it before
+ * building), and rows a range() may generate: either is held in memory whole.
+ */
+export const MAX_ARRAY_ELEMENTS = 1 << 20;
+
 const fmt = (n: number) => n.toLocaleString('en-US');
 
 export function stringTooLargeMessage(fn: string, length: number): string {

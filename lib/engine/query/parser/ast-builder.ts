@@ -298,7 +298,7 @@ class PlanAstBuilder {
     const plan = rest.reduce((left: LogicalPlan, r): LogicalPlan => {
       const generator = r.KW_LATERAL() && r.joinRelation().length === 0 && r.pivotClause().length === 0 && r.unPivotClause().length === 0 ? this.lateralGenerator(r.relationPrimary()!, false) : undefined;
       if (generator) return generator(left);
-      if (left.kind === 'Generate') throw joinAfterLateral(this.pos(r));
+      if (left.kind === 'Generate' && !left.tableFunction) throw joinAfterLateral(this.pos(r));
       return { kind: 'Join', left, right: this.relation(r), joinType: 'Inner', pos: this.pos(ctx) };
     }, this.relation(first));
     // Spark's visitFromClause: a PIVOT or UNPIVOT after the relations takes no LATERAL VIEW nor the other.
@@ -411,7 +411,7 @@ class PlanAstBuilder {
       if (j instanceof Ctx.PivotClauseContext) plan = this.withPivot(j, plan);
       if (j instanceof Ctx.UnPivotClauseContext) plan = this.withUnpivot(j, plan);
       if (!(j instanceof Ctx.JoinRelationContext)) continue;
-      if (plan.kind === 'Generate' && !j.KW_LATERAL()) throw joinAfterLateral(this.pos(j));
+      if (plan.kind === 'Generate' && !plan.tableFunction && !j.KW_LATERAL()) throw joinAfterLateral(this.pos(j));
       const typeText = (j.joinType()?.getText() ?? '').toUpperCase().replace(/\s+/g, '');
       if (j.KW_LATERAL()) {
         // `JOIN LATERAL explode(a.x) t(v)` is the comma form; `LEFT JOIN LATERAL … ON TRUE` keeps a
@@ -467,7 +467,48 @@ class PlanAstBuilder {
     }
     if (ctx instanceof Ctx.JoinTableSourceContext) return this.aliased(this.relation(ctx.relation()), ctx.tableAlias(), pos);
     if (ctx instanceof Ctx.InlineTableSourceContext) return this.aliased(this.inlineTable(ctx.inlineTable().expression(), ctx.tableAlias(), pos), ctx.tableAlias(), pos);
+    const table = ctx instanceof Ctx.FunctionTableSourceContext ? this.tableFunction(ctx) : undefined;
+    if (table) return table;
     throw notSupported('Table-valued functions', pos);
+  }
+
+  /**
+   * A call in FROM, `f(args) [AS] [t[(c1, …)]]`, Spark's UnresolvedTableValuedFunction, as what
+   * it stands for: a Generate of the call over VALUES_RELATION, the one row without columns an
+   * inline table reads, so that the rows are static data where an inline table's are (a join's
+   * static side, a subquery, a CTE). range(…) is Spark's Range (a generator only here), explode
+   * and the other generators Spark's generator table functions (a Generate over OneRowRelation);
+   * the planner resolves the name. The alias names the relation, its list the columns.
+   * Undefined for a call whose name or arguments the grammar reads otherwise (IDENTIFIER(…), a
+   * TABLE argument).
+   */
+  private tableFunction(ctx: C<'FunctionTableSourceContext'>): LogicalPlan | undefined {
+    const generator = this.functionTableCall(ctx);
+    if (!generator) return undefined;
+    const pos = this.pos(ctx);
+    const alias = ctx.functionTable().tableAlias();
+    const columns = alias.identifierList() ? this.identifierList(alias.identifierList()!) : [];
+    const relation: LogicalPlan = { kind: 'UnresolvedRelation', multipartIdentifier: [VALUES_RELATION], pos };
+    const generate: LogicalPlan = { kind: 'Generate', generator, outer: false, generatorOutput: columns, child: relation, tableFunction: true, pos };
+    return alias._alias ? { kind: 'SubqueryAlias', alias: identifierText(alias._alias), child: generate, pos } : generate;
+  }
+
+  /** The call of a function in FROM (`range(3)`, `explode(a.x)`), or undefined where it is not a plain call. */
+  private functionTableCall(ctx: C<'FunctionTableSourceContext'>): UnresolvedFunction | undefined {
+    const fn = ctx.functionTable().atomFunctionTable();
+    if (fn.functionName().KW_IDENTIFIER() || !fn.functionName().qualifiedName()) return undefined;
+    const args: Expression[] = [];
+    for (const a of fn.functionTableArgument()) {
+      const arg = a.functionArgument();
+      const named = arg?.namedArgumentExpression();
+      if (named) args.push({ kind: 'NamedArgumentExpression', key: identifierText(named._key!), value: this.expr.expression(named._value!), pos: this.pos(arg!) });
+      else if (arg?.expression()) args.push(this.expr.expression(arg.expression()!));
+      else return undefined;
+    }
+    return {
+      kind: 'UnresolvedFunction', nameParts: fn.functionName().qualifiedName()!.identifier().map(identifierText), arguments: args, isDistinct: false,
+      pos: this.expr.parsed.text.span(fn.start!, fn.RIGHT_PAREN().symbol),
+    };
   }
 
   /**
@@ -478,20 +519,9 @@ class PlanAstBuilder {
    */
   private lateralGenerator(ctx: C<'RelationPrimaryContext'>, outer: boolean): ((child: LogicalPlan) => LogicalPlan) | undefined {
     if (!(ctx instanceof Ctx.FunctionTableSourceContext)) return undefined;
-    const table = ctx.functionTable();
-    const fn = table.atomFunctionTable();
-    if (fn.functionName().KW_IDENTIFIER() || !fn.functionName().qualifiedName()) return undefined;
-    const args: Expression[] = [];
-    for (const a of fn.functionTableArgument()) {
-      const e = a.functionArgument()?.expression();
-      if (!e) return undefined;
-      args.push(this.expr.expression(e));
-    }
-    const generator: UnresolvedFunction = {
-      kind: 'UnresolvedFunction', nameParts: fn.functionName().qualifiedName()!.identifier().map(identifierText), arguments: args, isDistinct: false,
-      pos: this.expr.parsed.text.span(fn.start!, fn.RIGHT_PAREN().symbol),
-    };
-    const alias = table.tableAlias();
+    const generator = this.functionTableCall(ctx);
+    if (!generator) return undefined;
+    const alias = ctx.functionTable().tableAlias();
     const columns = alias.identifierList() ? this.identifierList(alias.identifierList()!) : [];
     return (child) => ({
       kind: 'Generate', generator, outer, ...(alias._alias ? { qualifier: identifierText(alias._alias) } : {}),

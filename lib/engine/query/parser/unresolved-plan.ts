@@ -206,7 +206,10 @@ interface Except extends Node { readonly kind: 'Except'; readonly left: LogicalP
 interface Distinct extends Node { readonly kind: 'Distinct'; readonly child: LogicalPlan }
 /** WITH: each CTE as a SubqueryAlias, in order (each may read the earlier ones). */
 interface UnresolvedWith extends Node { readonly kind: 'UnresolvedWith'; readonly child: LogicalPlan; readonly cteRelations: readonly SubqueryAlias[] }
-/** LATERAL VIEW [OUTER] gen(…) qualifier AS c1, c2. */
+/**
+ * LATERAL VIEW [OUTER] gen(…) qualifier AS c1, c2; with `tableFunction`, a call in FROM (`range(3)
+ * AS t(x)`, `explode(array(1, 2))`, Spark's UnresolvedTableValuedFunction) over the VALUES row.
+ */
 interface Generate extends Node {
   readonly kind: 'Generate';
   readonly generator: UnresolvedFunction;
@@ -214,6 +217,7 @@ interface Generate extends Node {
   readonly qualifier?: string;
   readonly generatorOutput: readonly string[];
   readonly child: LogicalPlan;
+  readonly tableFunction?: true;
 }
 /**
  * UNPIVOT (Spark 3.4's Unpivot): each row of `child` becomes one row per entry of `values`, the
