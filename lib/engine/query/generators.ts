@@ -89,8 +89,8 @@ export function generatorOutput(name: string, args: readonly Expr[], types: read
   let fields: Field[];
   if (arg.type === 'array') fields = [{ ...arg.elementType!, name: 'col', nullable: true }];
   else if (arg.type === 'map') fields = [{ ...arg.keyType!, name: 'key' }, { ...arg.valueType!, name: 'value', nullable: true }];
-  else if (arg.type === 'null') fields = [{ name: 'col', type: 'string', nullable: true }];
-  else return refusal(`${name}() takes an array or a map, got ${typeText(arg)}`, 'DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE');
+  // A NULL of no type (Spark's VOID) too: Explode's checkInputDataTypes takes only an array or a map.
+  else return refusal(`${name}() takes an array or a map, got ${arg.type === 'null' ? 'VOID' : typeText(arg)}`, 'DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE');
   // Spark's PosExplode: the position an INT.
   if (position) fields = [{ name: 'pos', type: 'long', integral: 32, nullable: name.endsWith('_outer') }, ...fields];
   return fields;
