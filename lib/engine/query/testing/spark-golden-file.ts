@@ -255,8 +255,9 @@ function errorAnswer(e: unknown): WeirAnswer {
  * one name (a sink writes columns by name), where Spark's result may repeat one
  * (`SELECT null, Null`): such a query runs with its items aliased c1, c2, … so that their values
  * are still compared. A query that reads views runs as the static side of a join with that
- * stream (see the file's comment), as does one of tables of VALUES or a set operation of
- * SELECTs; a view's own entry answers by reading the view.
+ * stream (see the file's comment), as does one of tables of VALUES, of a table-valued function
+ * (range(…), explode(…) in FROM) or a set operation of SELECTs; a view's own entry answers by
+ * reading the view.
  */
 export async function weirAnswer(query: string, views: readonly GoldenView[] = [], binary?: BinaryOutputStyle): Promise<WeirAnswer> {
   const view = /^\s*create\s+(?:or\s+replace\s+)?temp(?:orary)?\s+view\s+(\w+)/i.exec(query) ?? /^\s*(?:create\s+table|insert\s+into)\s+(\w+)/i.exec(query);
