@@ -124,6 +124,8 @@ async function weir(left: Row[], right: Row[], wms: number[]): Promise<Timed> {
         left: { operators: [], schema: LEFT, keys: (r) => [r.lk], eventTime: 'lt', stateWatermark: { kind: 'value', column: 'lt', offsetMs: -RANGE_MS } },
         right: { operators: [], schema: RIGHT, keys: (r) => [r.rk], eventTime: 'rt', stateWatermark: { kind: 'value', column: 'rt', offsetMs: -RANGE_MS } },
         condition: (l, r) => inRange(l.lt as number, r.rt as number),
+        // lt − rt in [−10 s, 10 s]: what the planner reads from the SQL's time bounds.
+        timeRange: { minMs: -RANGE_MS, maxMs: RANGE_MS },
       },
       [...LEFT, ...RIGHT],
     );

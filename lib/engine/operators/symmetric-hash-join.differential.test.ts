@@ -18,6 +18,7 @@ import type { Row } from '../types';
 import { mulberry32 } from '../../testing/mulberry32';
 import { propertyRuns } from '../../testing/property-runs';
 import { isStatefulOperator, type OperatorContext } from './physical-operator';
+import { StreamingSymmetricHashJoinExec } from './symmetric-hash-join';
 
 const S = 1000;
 const T0 = Date.UTC(2026, 0, 1);
@@ -43,6 +44,9 @@ const JOINS = {
   'right outer': `SELECT * FROM l RIGHT OUTER JOIN r ON ${RANGE}`,
   'full outer': `SELECT * FROM l FULL OUTER JOIN r ON ${RANGE}`,
   'left semi': `SELECT * FROM l LEFT SEMI JOIN r ON ${RANGE}`,
+  // The range written otherwise, with another condition beside it, and with strict bounds.
+  'inner, BETWEEN and another condition': 'SELECT * FROM l JOIN r ON rk = lk AND lt BETWEEN rt - INTERVAL 3 SECONDS AND rt + INTERVAL 7 SECONDS AND lv + rv > 60',
+  'left outer, strict bounds': 'SELECT * FROM l LEFT OUTER JOIN r ON rk = lk AND rt > lt - INTERVAL 10 SECONDS AND lt + INTERVAL 4 SECONDS > rt',
 };
 
 interface Batch {
@@ -137,6 +141,11 @@ async function duck(sql: string, { l, r }: Batch): Promise<Row[]> {
 const canon = (rows: Row[]) => rows.map((r) => JSON.stringify(Object.keys(r).sort().map((k) => [k, r[k]]))).sort();
 
 describe('stream-stream joins in SQL against DuckDB, after the final watermark', () => {
+  it('gives the join the range of lt − rt its condition bounds, for the probe to pass over rows outside it', () => {
+    const join = compileStreamingQuery(JOINS.inner, [LEFT, RIGHT], { outputMode: 'append' }).operators.find((op) => op instanceof StreamingSymmetricHashJoinExec)!;
+    expect(join['o'].timeRange).toEqual({ minMs: -4 * S, maxMs: 10 * S });
+  });
+
   it.each(Object.entries(JOINS))('%s', async (_name, sql) => {
     const runs = propertyRuns(25, 200);
     let pairs = 0;

@@ -30,7 +30,10 @@ const RANGE = 10;
 const DELAY = 5;
 const FLUSH = 1e9;
 
-function joinOf(joinType: StreamingJoinType, numPartitions = 1): StreamingSymmetricHashJoinExec {
+/** The condition's range of lt − rt, as the planner reads it from the SQL's time bounds. */
+const TIME_RANGE = { minMs: -RANGE, maxMs: RANGE };
+
+function joinOf(joinType: StreamingJoinType, numPartitions = 1, timeRange?: typeof TIME_RANGE): StreamingSymmetricHashJoinExec {
   const output = joinType === 'leftSemi' ? LEFT : [...LEFT, ...RIGHT];
   return new StreamingSymmetricHashJoinExec(
     {
@@ -40,6 +43,7 @@ function joinOf(joinType: StreamingJoinType, numPartitions = 1): StreamingSymmet
       right: { operators: [], schema: RIGHT, keys: (r) => [r.rk], eventTime: 'rt', stateWatermark: { kind: 'value', column: 'rt', offsetMs: -RANGE } },
       condition: (l, r) => (r.rt as number) >= (l.lt as number) - RANGE && (r.rt as number) <= (l.lt as number) + RANGE,
       numPartitions,
+      ...(timeRange ? { timeRange } : {}),
     },
     output,
   );
@@ -70,13 +74,13 @@ const canon = (rows: Row[]) => rows.map((r) => JSON.stringify(Object.keys(r).sor
  * fail on cue. With several partitions, each side's rows go to the partition of their join key
  * and the operator joins one partition after the other (its reduce side, as the tasks run it).
  */
-async function runJoin(joinType: StreamingJoinType, batches: Batch[], restartAfter: Set<number>, failOnce: Set<number>, numPartitions = 1) {
+async function runJoin(joinType: StreamingJoinType, batches: Batch[], restartAfter: Set<number>, failOnce: Set<number>, numPartitions = 1, timeRange?: typeof TIME_RANGE) {
   const fm = new InMemoryCheckpointFileManager();
   const providersOf = () => new Map<string, StateStoreProvider>(
     Array.from({ length: numPartitions }, (_, partitionId) => JOIN_STORE_NAMES.map((storeName): [string, StateStoreProvider] => [`0/${partitionId}/${storeName}`, new FileBackedStateStoreProvider(fm, { operatorId: 0, partitionId, storeName }, {})])).flat(),
   );
   let providers = providersOf();
-  let op = joinOf(joinType, numPartitions);
+  let op = joinOf(joinType, numPartitions, timeRange);
   const output: Row[] = [];
   const kept = { left: [] as Row[], right: [] as Row[] };
   let wm = 0;
@@ -113,7 +117,7 @@ async function runJoin(joinType: StreamingJoinType, batches: Batch[], restartAft
     if (restartAfter.has(n)) {
       for (const p of providers.values()) await p.close();
       providers = providersOf();
-      op = joinOf(joinType, numPartitions);
+      op = joinOf(joinType, numPartitions, timeRange);
     }
   }
   return { output, kept, op };
@@ -137,6 +141,17 @@ describe('stream-stream join against a hand-written loop', () => {
     );
   });
 
+  it.each(['inner', 'leftOuter', 'rightOuter', 'fullOuter', 'leftSemi'] as const)('%s passing over buffered rows by the time range: the same answer', async (joinType) => {
+    await fc.assert(
+      fc.asyncProperty(batches, batchSet, batchSet, async (bs, restarts, failures) => {
+        const { output, kept, op } = await runJoin(joinType, bs, restarts, failures, 1, TIME_RANGE);
+        expect(canon(output)).toEqual(canon(handLoop(joinType, kept.left, kept.right)));
+        expect(op.progress().numRowsTotal).toBe(0);
+      }),
+      { numRuns: 40, seed: 3638 },
+    );
+  });
+
   it.each(['inner', 'fullOuter', 'leftSemi'] as const)('%s with the state in 3 partitions: the same answer, each partition holding its keys', async (joinType) => {
     await fc.assert(
       fc.asyncProperty(batches, batchSet, batchSet, async (bs, restarts, failures) => {
@@ -156,6 +171,35 @@ describe('stream-stream join, batch by batch', () => {
       { lk: 1, lt: 1000, lv: 1, rk: 1, rt: 1005, rv: 2 },
       { lk: 2, lt: 1050, lv: 3, rk: null, rt: null, rv: null },
     ]);
+  });
+
+  it('passes over a buffered row outside the time range without evaluating the condition on it', async () => {
+    const seen: number[] = [];
+    const op = new StreamingSymmetricHashJoinExec(
+      {
+        operatorId: 0,
+        joinType: 'inner',
+        left: { operators: [], schema: LEFT, keys: (r) => [r.lk], eventTime: 'lt', stateWatermark: { kind: 'value', column: 'lt', offsetMs: -RANGE } },
+        right: { operators: [], schema: RIGHT, keys: (r) => [r.rk], eventTime: 'rt', stateWatermark: { kind: 'value', column: 'rt', offsetMs: -RANGE } },
+        condition: (l, r) => {
+          seen.push(r.rt as number);
+          return (r.rt as number) >= (l.lt as number) - RANGE && (r.rt as number) <= (l.lt as number) + RANGE;
+        },
+        timeRange: TIME_RANGE,
+      },
+      [...LEFT, ...RIGHT],
+    );
+    const fm = new InMemoryCheckpointFileManager();
+    const providers = JOIN_STORE_NAMES.map((storeName) => new FileBackedStateStoreProvider(fm, { operatorId: 0, partitionId: 0, storeName }, {}));
+    const storesAt = async (v: number) => new Map<string, StateStore>(await Promise.all(providers.map(async (p, i): Promise<[string, StateStore]> => [`0/0/${JOIN_STORE_NAMES[i]}`, await p.getStore(v)])));
+    const first = await storesAt(0);
+    op.join([], [1000, 1020, 1040].map((rt, i) => ({ rk: 1, rt, rv: i })), { batchId: 0, batchWatermarkMs: 0, batchTimestampMs: 0, stateStores: first });
+    for (const s of first.values()) await s.commit();
+    op.onCommitted(1);
+    // A left row at 1021 can join right rows in [1011, 1031] only: the condition sees 1020 alone.
+    const out = op.join([{ lk: 1, lt: 1021, lv: 9 }], [], { batchId: 1, batchWatermarkMs: 0, batchTimestampMs: 0, stateStores: await storesAt(1) });
+    expect(out).toEqual([{ lk: 1, lt: 1021, lv: 9, rk: 1, rt: 1020, rv: 1 }]);
+    expect(seen).toEqual([1020]);
   });
 
   it('keeps state bounded: rows behind the state watermark are evicted and counted', async () => {

@@ -68,6 +68,14 @@ export interface StreamingJoinOptions {
    * their own.
    */
   inputWatermarkDeltaMs?: number;
+  /**
+   * Every pair the condition joins has minMs ≤ left time − right time ≤ maxMs, each side's time
+   * the column its value state watermark reads (the planner reads the range from the condition's
+   * time bounds): a buffered row outside it is passed over by the time it is buffered with,
+   * without reading the row, which for most rows of a wide state is the probe's costliest step.
+   * Ignored unless both sides have a value state watermark.
+   */
+  timeRange?: { minMs: number; maxMs: number };
   /** State partitions, by the hash of the join key (default 1). */
   numPartitions?: number;
   /** Per key part, whether it is compared by `<=>` (a NULL matches a NULL); unset: every part by `=`. */
@@ -125,6 +133,12 @@ export class StreamingSymmetricHashJoinExec implements StatefulOperator {
   private readonly columns: Record<JoinSide, string[]>;
   /** Per side with a value state watermark, a buffered row's time as it compares it. */
   private readonly timeOf: Record<JoinSide, ((row: Row) => number | undefined) | undefined>;
+  /**
+   * Per probing side, where a buffered row of the other side must be for the pair to join
+   * (timeRange): its time in [t + from, t + to], t the probing row's; undefined without a range.
+   * A millisecond wider either way than the range: the times are doubles, the condition exact.
+   */
+  private readonly probeRange: Record<JoinSide, { from: number; to: number } | undefined>;
 
   constructor(
     private readonly o: StreamingJoinOptions,
@@ -144,6 +158,10 @@ export class StreamingSymmetricHashJoinExec implements StatefulOperator {
       return (row: Row) => eventTimeOf(row[column]);
     };
     this.timeOf = { left: timeOf('left'), right: timeOf('right') };
+    const range = this.timeOf.left && this.timeOf.right ? o.timeRange : undefined;
+    this.probeRange = range
+      ? { left: { from: -range.maxMs - 1, to: -range.minMs + 1 }, right: { from: range.minMs - 1, to: range.maxMs + 1 } }
+      : { left: undefined, right: undefined };
   }
 
   /** Each side's operators (a side that is itself a join of streams holds that join's). */
@@ -245,6 +263,8 @@ export class StreamingSymmetricHashJoinExec implements StatefulOperator {
       // (PushPredicateThroughJoin), so a row it drops is never judged late; a preserved side's
       // rows are judged late first, then filtered by the join (and padded).
       const filterFirst = filter !== undefined && !preserved[side];
+      const range = this.probeRange[side];
+      const ownTime = this.timeOf[side];
       for (const row of side === 'left' ? left : right) {
         if (filterFirst && filter(row, ctx) !== true) continue;
         if (input.eventTime !== undefined) {
@@ -267,8 +287,14 @@ export class StreamingSymmetricHashJoinExec implements StatefulOperator {
         let matched = false;
         const buffered = nullKey ? undefined : otherState.rowsOf(k);
         if (buffered !== undefined) {
-          const rows = buffered.rows;
+          const { rows, meta } = buffered;
+          // The times the other side's rows must have to join this one (probeRange), if known.
+          const t = range !== undefined ? ownTime!(row) : undefined;
+          const from = t === undefined ? -Infinity : t + range!.from;
+          const to = t === undefined ? Infinity : t + range!.to;
           for (let i = 0, n = buffered.length; i < n; i++) {
+            // A row buffered without a time (NaN) is never passed over.
+            if (t !== undefined && (meta[2 * i] < from || meta[2 * i] > to)) continue;
             if (semi && side === 'right' && buffered.isMatched(i)) continue;
             const b = rows[i];
             const l = side === 'left' ? row : b;

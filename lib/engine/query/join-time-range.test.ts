@@ -1,14 +1,15 @@
 /**
  * The state watermark offsets read from a join's time-range condition, for the forms Spark's
  * StreamingJoinSuite writes, and a property: no pair the condition admits is ever between a
- * buffered row that the offsets would evict and a row of the other side that is not late.
+ * buffered row that the offsets would evict and a row of the other side that is not late; and
+ * the range of lt − rt read from the same bounds, which every pair the condition joins is in.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { compileExpression } from './expression-compiler';
 import { ExpressionBuilder } from './expression-builder';
 import type { Expr } from './expression';
-import { joinStateWatermarkOffsets } from './join-time-range';
+import { joinStateWatermarkOffsets, timeDifferenceRange } from './join-time-range';
 import { parseExpression } from './parser/ast-builder';
 import { timestampFromMicros } from './timestamp-micros';
 
@@ -98,6 +99,45 @@ describe('joinStateWatermarkOffsets', () => {
         if (lt > wmMs && o.right !== undefined) expect(rt <= wmMs + o.right).toBe(false);
       }),
       { numRuns: 3000 },
+    );
+  });
+});
+
+describe('timeDifferenceRange', () => {
+  const range = (text: string) => timeDifferenceRange(expr(text), timeOf, 'lt', 'rt');
+  it.each([
+    ['rt BETWEEN lt - INTERVAL 10 SECONDS AND lt + INTERVAL 4 SECONDS', { min: -4_000, max: 10_000 }],
+    ['rk = lk AND rt >= lt - INTERVAL 10 SECONDS AND rt <= lt + INTERVAL 4 SECONDS', { min: -4_000, max: 10_000 }],
+    ['lt BETWEEN rt - INTERVAL 3 SECONDS AND rt + INTERVAL 7 SECONDS AND lk + rk > 5', { min: -3_000, max: 7_000 }],
+    ['rt > lt - INTERVAL 10 SECONDS AND lt + INTERVAL 4 SECONDS > rt', { min: -4_000, max: 10_000 }],
+    // One bound: the other side of the range is open.
+    ['lt > rt - INTERVAL 5 MINUTES', { min: -300_000, max: Infinity }],
+    ['rt - lt > INTERVAL 1 SECOND', { min: -Infinity, max: -1_000 }],
+    // Of two bounds the tighter: every joined pair meets both.
+    ['lt > rt - INTERVAL 5 MINUTES AND lt > rt - INTERVAL 1 MINUTE', { min: -60_000, max: Infinity }],
+    ['lk = rk', undefined],
+    ['lt > rt - INTERVAL 1 SECOND OR lk = rk', undefined],
+  ])('%s', (text, expected) => {
+    expect(range(text)).toEqual(expected);
+  });
+
+  it('holds every pair the condition joins', () => {
+    const cond = fc.record({ lo: fc.integer({ min: -50, max: 50 }), width: fc.integer({ min: 0, max: 60 }), strictLo: fc.boolean(), strictHi: fc.boolean(), flip: fc.boolean() });
+    fc.assert(
+      fc.property(cond, fc.integer({ min: 900, max: 1100 }), fc.integer({ min: -120, max: 120 }), ({ lo, width, strictLo, strictHi, flip }, lt, d) => {
+        const hi = lo + width;
+        const ms = (n: number) => `${n < 0 ? '-' : '+'} INTERVAL '0.${String(Math.abs(n)).padStart(3, '0')}' SECOND`;
+        // The same bounds written either way round.
+        const text = flip
+          ? `lt ${ms(lo)} ${strictLo ? '<' : '<='} rt AND lt ${ms(hi)} ${strictHi ? '>' : '>='} rt`
+          : `rt ${strictLo ? '>' : '>='} lt ${ms(lo)} AND rt ${strictHi ? '<' : '<='} lt ${ms(hi)}`;
+        const r = range(text)!;
+        expect(r).toEqual({ min: -hi || 0, max: -lo || 0 });
+        const rt = lt + d;
+        const matches = compileExpression(expr(text), COLUMNS.map((name) => ({ name, type: 'timestamp' as const }))).eval;
+        if (matches({ lt, rt, lk: null, rk: null }, { batchTimestampMs: 0 }) === true) expect(lt - rt >= r.min && lt - rt <= r.max).toBe(true);
+      }),
+      { numRuns: 2000, seed: 3639 },
     );
   });
 });

@@ -141,10 +141,17 @@ function wholeMillis(e: Expr): boolean {
  * be tested by integer arithmetic (TimeBound) instead of the compiled expression.
  */
 export function timeRangeBounds(condition: Expr | undefined, timeOf: EventTimeColumnOf): TimeBound[] | undefined {
-  if (!condition) return undefined;
-  const out: TimeBound[] = [];
-  for (const c of comparisons(condition)) {
-    if (c.kind !== 'binary' || (c.op !== '<' && c.op !== '<=' && c.op !== '>' && c.op !== '>=')) return undefined;
+  const bounds = conjunctBounds(condition, timeOf);
+  return bounds && !bounds.includes(undefined) ? (bounds as TimeBound[]) : undefined;
+}
+
+/** Each comparison of the condition (a BETWEEN as two) as a TimeBound, or undefined where it is not one. */
+function conjunctBounds(condition: Expr | undefined, timeOf: EventTimeColumnOf): (TimeBound | undefined)[] | undefined {
+  return condition && comparisons(condition).map((c) => comparisonBound(c, timeOf));
+}
+
+function comparisonBound(c: Expr, timeOf: EventTimeColumnOf): TimeBound | undefined {
+  if (c.kind !== 'binary' || (c.op !== '<' && c.op !== '<=' && c.op !== '>' && c.op !== '>=')) return undefined;
     const a = linear(c.left, timeOf);
     const b = linear(c.right, timeOf);
     if (!a || !b || !wholeMillis(c)) return undefined;
@@ -160,9 +167,28 @@ export function timeRangeBounds(condition: Expr | undefined, timeOf: EventTimeCo
         collect(e.right);
       }
     };
-    collect(c);
-    if (columns.left.size !== 1 || columns.right.size !== 1) return undefined;
-    out.push({ left: [...columns.left][0], right: [...columns.right][0], sign: d.left as 1 | -1, constUs: d.constUs, op: c.op });
+  collect(c);
+  if (columns.left.size !== 1 || columns.right.size !== 1) return undefined;
+  return { left: [...columns.left][0], right: [...columns.right][0], sign: d.left as 1 | -1, constUs: d.constUs, op: c.op };
+}
+
+/**
+ * What the condition's time bounds over the event-time columns `left` and `right` say of their
+ * difference, in milliseconds: every pair the condition joins has `min ≤ left − right ≤ max`
+ * (±Infinity where nothing bounds it). Read from the conjuncts that are such bounds, whatever
+ * the others are: a range every joined pair is in, so a pair outside it can be passed over
+ * without evaluating the condition. Undefined when no conjunct bounds the two.
+ */
+export function timeDifferenceRange(condition: Expr | undefined, timeOf: EventTimeColumnOf, left: string, right: string): { min: number; max: number } | undefined {
+  let min = -Infinity, max = Infinity;
+  const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
+  for (const b of conjunctBounds(condition, timeOf) ?? []) {
+    if (!b || !same(b.left, left) || !same(b.right, right)) continue;
+    // sign · (left − right) + constUs op 0: d (ms) is above or below −sign · constUs / 1000.
+    const at = (-b.sign * b.constUs) / 1000 || 0; // no −0
+    const below = b.op === '<' || b.op === '<=';
+    if (below === (b.sign === 1)) max = Math.min(max, at);
+    else min = Math.max(min, at);
   }
-  return out;
+  return min === -Infinity && max === Infinity ? undefined : { min, max };
 }

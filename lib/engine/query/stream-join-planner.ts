@@ -13,7 +13,7 @@ import { aggregateKeyNames } from './aggregate-planner';
 import { fieldOfType } from './data-types';
 import { conjunction, conjuncts, exprToString, referencedColumns, type Expr } from './expression';
 import { compileExpression, resolveColumn, type EvalContext, type Evaluator } from './expression-compiler';
-import { joinStateWatermarkOffsets, timeRangeBounds, type JoinSideName, type TimeBound } from './join-time-range';
+import { joinStateWatermarkOffsets, timeDifferenceRange, timeRangeBounds, type JoinSideName, type TimeBound } from './join-time-range';
 import { children, type LogicalPlan } from './logical-plan';
 
 type JoinNode = Extract<LogicalPlan, { kind: 'Join' }>;
@@ -51,6 +51,11 @@ export interface StreamJoinReading {
   stateKeyIndex?: number;
   /** The condition read as a time range and nothing else (join-time-range.ts's timeRangeBounds). */
   timeBounds?: TimeBound[];
+  /**
+   * What the condition bounds the difference of the two sides' state columns to (left − right, in
+   * ms), when both sides have one: every joined pair's times are in it.
+   */
+  timeDifference?: { min: number; max: number };
 }
 
 const JOIN_TYPES: Record<string, StreamingJoinType> = { Inner: 'inner', LeftOuter: 'leftOuter', RightOuter: 'rightOuter', FullOuter: 'fullOuter', LeftSemi: 'leftSemi' };
@@ -176,7 +181,11 @@ export function readStreamJoin(node: JoinNode): StreamJoinReading {
     if (stateWatermarks[side] !== undefined && bounded !== undefined) stateColumns[side] = columns[side].find((c) => c.name.toLowerCase() === bounded.toLowerCase())!.name;
   }
   const timeBounds = timeRangeBounds(condition, timeOf);
-  return { eventTimes, stateColumns, keys, condition, sideConditions, stateWatermarks, rangeStateWatermarks, ...(stateKeyIndex >= 0 ? { stateKeyIndex } : {}), ...(timeBounds ? { timeBounds } : {}) };
+  const timeDifference = stateKeyIndex < 0 && stateColumns.left !== undefined && stateColumns.right !== undefined ? timeDifferenceRange(condition, timeOf, stateColumns.left, stateColumns.right) : undefined;
+  return {
+    eventTimes, stateColumns, keys, condition, sideConditions, stateWatermarks, rangeStateWatermarks,
+    ...(stateKeyIndex >= 0 ? { stateKeyIndex } : {}), ...(timeBounds ? { timeBounds } : {}), ...(timeDifference ? { timeDifference } : {}),
+  };
 }
 
 /**
@@ -227,6 +236,12 @@ export function planStreamStreamJoin(
         : offset !== undefined && r.stateColumns[side] !== undefined ? { stateWatermark: { kind: 'value' as const, column: r.stateColumns[side], offsetMs: offset } } : {}),
     };
   };
+  // The state columns as the sides' rows hold them: TIMESTAMPs (both in epoch milliseconds).
+  const isTimestamp = (side: JoinSideName) => {
+    const f = resolveColumn(sides[side].schema, r.stateColumns[side]!);
+    return f?.type === 'timestamp' && !f.ntz;
+  };
+  const timeRange = r.timeDifference && isTimestamp('left') && isTimestamp('right') ? { minMs: r.timeDifference.min, maxMs: r.timeDifference.max } : undefined;
   const op = new StreamingSymmetricHashJoinExec(
     {
       operatorId,
@@ -235,6 +250,7 @@ export function planStreamStreamJoin(
       right: input('right', rk),
       ...(cond ? { condition: timeRangeCondition(r.timeBounds, sides.left.schema, sides.right.schema, pairCondition(cond, r.condition!, sides.left.schema, sides.right.schema)) } : {}),
       ...(inputWatermarkDeltaMs < 0 ? { inputWatermarkDeltaMs } : {}),
+      ...(timeRange ? { timeRange } : {}),
       ...(r.keys.some((k) => k.nullSafe) ? { nullSafeKeys: r.keys.map((k) => k.nullSafe === true) } : {}),
     },
     schema,
