@@ -69,6 +69,12 @@ describe('inline tables (VALUES) beside a stream', () => {
     expect(await run('SELECT id, (SELECT max(col1) FROM VALUES (5), (7)) AS m FROM events WHERE k = 1')).toEqual(['1:7']);
   });
 
+  it('matches a struct, an array or a BINARY key by its value, not by the object holding it', async () => {
+    expect(await run('SELECT id FROM (SELECT id, named_struct(\'a\', k, \'b\', 1) AS s FROM events) x WHERE s IN (SELECT named_struct(\'a\', col1, \'b\', col2) FROM VALUES (1, 1), (3, 2))')).toEqual(['1']);
+    expect(await run('SELECT e.id, t.n FROM events e JOIN (SELECT array(col1) AS a, col2 AS n FROM VALUES (2, \'two\')) t ON t.a = array(e.k)')).toEqual(['2:two']);
+    expect(await run('SELECT id FROM (SELECT id, CAST(CAST(k AS STRING) AS BINARY) AS b FROM events) x WHERE b IN (SELECT col1 FROM VALUES X\'33\', X\'34\')')).toEqual(['3']);
+  });
+
   it('is read by a scalar subquery through the CTEs the subquery defines, each seeing the ones before it', async () => {
     expect(await run('SELECT id, (WITH v AS (SELECT max(col1) AS m FROM VALUES (5), (7)), w AS (SELECT m + 1 AS m FROM v) SELECT m FROM w) AS m FROM events WHERE k = 1')).toEqual(['1:8']);
     // An IN subquery reads the query's CTEs over static data as it reads the tables.

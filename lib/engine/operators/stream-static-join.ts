@@ -173,6 +173,12 @@ export interface StreamStaticJoinOptions {
   load?: (t: StaticTableSpec) => Promise<Row[]>;
 }
 
+/**
+ * A row's key in the static side's index: one key column's raw value, but a struct, array, map or
+ * BINARY (an object, equal to another only by identity) keys by its encoding, as several columns do.
+ */
+const indexKey = (vals: readonly unknown[]): unknown => (vals.length === 1 && (typeof vals[0] !== 'object' || vals[0] === null) ? vals[0] : encodeKey(vals));
+
 export class StreamStaticJoinExec implements PhysicalOperator {
   readonly stateful = false;
   readonly name: string;
@@ -208,7 +214,7 @@ export class StreamStaticJoinExec implements PhysicalOperator {
         this.nullKeyed = true;
         continue;
       }
-      const key = vals.length === 1 ? vals[0] : encodeKey(vals);
+      const key = indexKey(vals);
       const list = index.get(key);
       if (list) list.push(r);
       else index.set(key, [r]);
@@ -234,10 +240,10 @@ export class StreamStaticJoinExec implements PhysicalOperator {
       if (single !== undefined) {
         const v = row[single] ?? null;
         hasNull = v === null && !keys[0].nullSafe;
-        matches = hasNull ? undefined : index.get(v);
+        matches = hasNull ? undefined : index.get(typeof v === 'object' ? indexKey([v]) : v);
       } else {
         for (let i = 0; i < keys.length; i++) if ((vals[i] = (read ? read[i](row, ctx) : row[keys[i].stream]) ?? null) === null && !keys[i].nullSafe) hasNull = true;
-        matches = hasNull ? undefined : index.get(keys.length === 1 ? vals[0] : encodeKey(vals));
+        matches = hasNull ? undefined : index.get(indexKey(vals));
       }
       if (matches !== undefined && this.o.condition) {
         const cond = this.o.condition;
