@@ -240,6 +240,14 @@ describe('uncorrelated scalar subqueries over static tables (Spark\'s ScalarSubq
     await same('SELECT e.*, (SELECT max(weight) FROM regions r WHERE r.region = e.region) AS mx FROM events e');
   });
 
+  it('correlated and grouped by its correlated columns: the same aggregation, a row no group matches reads NULL', async () => {
+    // count(*) over no group is no row, so NULL (not the count bug's 0); HAVING drops groups the same way.
+    await same('SELECT e.id, (SELECT count(*) FROM blocked b WHERE b.region = e.region GROUP BY b.region) AS n FROM events e');
+    await same('SELECT e.id FROM events e WHERE e.amount < (SELECT max(weight) FROM regions r WHERE r.region = e.region GROUP BY r.region HAVING count(*) > 1)');
+    await expect(weir('SELECT e.id, (SELECT count(*) FROM blocked b WHERE b.region = e.region GROUP BY b.user) AS n FROM events e'))
+      .rejects.toThrow(/NON_CORRELATED_COLUMNS_IN_GROUP_BY/);
+  });
+
   it('a join of static tables in brackets, aliased, is a static side whose alias names its columns', async () => {
     await same('SELECT e.id, x.weight FROM events e JOIN (regions r JOIN blocked b ON r.region = b.region) x ON e.user = x.user');
   });
@@ -297,7 +305,8 @@ describe('uncorrelated scalar subqueries over static tables (Spark\'s ScalarSubq
     }).errors.map((e) => e.message).join('\n');
     expect(refusal('SELECT e.id, (SELECT max(weight) FROM regions r WHERE r.weight > e.amount) AS m FROM events e')).toContain('A correlated scalar subquery correlated by r.weight > e.amount');
     expect(refusal('SELECT e.id, (SELECT weight FROM regions r WHERE r.region = e.region) AS m FROM events e')).toContain('MUST_AGGREGATE_CORRELATED_SCALAR_SUBQUERY');
-    expect(refusal('SELECT e.id, (SELECT max(weight) FROM regions r WHERE r.region = e.region GROUP BY r.region) AS m FROM events e')).toContain('A correlated scalar subquery of this shape');
+    expect(refusal('SELECT e.id, (SELECT max(r.weight) FROM regions r JOIN regions s ON r.weight = s.weight WHERE r.region = e.region) AS m FROM events e')).toContain('A correlated scalar subquery of this shape');
+    expect(refusal('SELECT e.id, (SELECT max(weight) FROM regions r WHERE r.region = e.region GROUP BY r.weight) AS m FROM events e')).toContain('NON_CORRELATED_COLUMNS_IN_GROUP_BY');
 
     expect(refusal('SELECT e.id, (SELECT max(weight), min(weight) FROM regions) AS m FROM events e')).toContain('[INVALID_SUBQUERY_EXPRESSION.SCALAR_SUBQUERY_RETURN_MORE_THAN_ONE_OUTPUT_COLUMN]');
     expect(refusal('SELECT e.id, (SELECT max(amount) FROM events) AS m FROM events e')).toContain('A scalar subquery over a stream is not supported yet');

@@ -191,4 +191,17 @@ describe("NOT IN and [NOT] EXISTS over a static table (Spark's RewritePredicateS
     expect((await run('SELECT e.id, e.s AS label FROM events e WHERE EXISTS (SELECT 1 FROM codes c WHERE c.code = e.k AND c.price > 2)')).rows).toEqual(['2:12']);
     expect((await run('SELECT e.id, e.s AS label FROM events e WHERE e.id > 1 AND NOT EXISTS (SELECT * FROM codes WHERE code = k)')).rows).toEqual(['3:five', '4:null']);
   });
+
+  it('EXISTS over a CTE of the static table is that semi join', async () => {
+    const sql = 'WITH cheap AS (SELECT code FROM codes WHERE price < 2) SELECT e.id, e.s AS label FROM events e WHERE EXISTS (SELECT 1 FROM cheap WHERE cheap.code = e.k)';
+    expect((await run(sql)).rows).toEqual(['1:5']);
+  });
+
+  it('a correlated IN joins on the value and the WHERE; NOT IN keeps a row no WHERE pair compares equal or NULL', async () => {
+    // Code 5 costs 1.5 (event 1's 1.50), code 12 costs 2.5001 (event 2's 2.50); event 3's k has no code, event 4's is NULL.
+    expect((await run('SELECT e.id, e.s AS label FROM events e WHERE e.amt IN (SELECT c.price FROM codes c WHERE c.code = e.k)')).rows).toEqual(['1:5']);
+    const notIn = await run('SELECT e.id, e.s AS label FROM events e WHERE e.amt NOT IN (SELECT c.price FROM codes c WHERE c.code = e.k)');
+    expect(notIn.rows).toEqual(['2:12', '3:five', '4:null']);
+    expect(notIn.explain).toMatch(/Join LeftAnti \(\(cast\(k as bigint\) = code\) AND .* OR .*= price\) IS NULL/);
+  });
 });

@@ -777,14 +777,18 @@ class QueryPlanner {
    * without FROM (`(SELECT 200)`) reads Spark's OneRowRelation, a batch relation too.
    */
   private scalarSubquery(u: UnresolvedPlan, pos: SqlPosition | undefined, ctes: ReadonlyMap<string, LogicalPlan>, outerQualifiers: readonly string[], outer: Schema): Expr {
-    if (!this.readsNoStream(u, ctes)) {
+    // Over a stream (one of the job's, or a CTE over one) it is refused; a name that is no table
+    // is left to its resolution, which refuses it as Spark does (TABLE_OR_VIEW_NOT_FOUND).
+    const overStream = (n: string) => this.relations.some((r) => r.sourceName.toLowerCase() === n) || (ctes.has(n) && firstStreamingRelation(ctes.get(n)!) !== undefined);
+    if (relationNames(u).some(overStream)) {
       throw notSupportedYet('A scalar subquery over a stream', pos, 'a scalar subquery reads static tables (staticTables in the job spec); join the stream instead');
     }
     let resolved: Resolved;
     try {
       resolved = this.resolved(this.withStaticLeaves(() => this.plan(u, ctes)));
     } catch (e) {
-      if (e instanceof SqlValidationError && readsOuter(u, outerQualifiers, outer)) {
+      // A table that is not found is that error, whatever the subquery reads besides.
+      if (e instanceof SqlValidationError && e.errorClass !== 'TABLE_OR_VIEW_NOT_FOUND' && readsOuter(u, outerQualifiers, outer)) {
         throw notSupportedYet('A correlated scalar subquery (one that reads a column of the outer query)', pos,
           'join its table on that column instead: LEFT JOIN (SELECT k, max(v) AS m FROM t GROUP BY k) s ON s.k = e.k');
       }
@@ -876,53 +880,90 @@ class QueryPlanner {
     // FROM the stream by name, or (`outer`) a subquery over it, or either joined with static tables.
     const stream = n && this.relations.some((r) => r.sourceName.toLowerCase() === n.table.toLowerCase()) ? n : undefined;
     if (!stream && !this.correlationOuter(child)) return { child, where };
-    const staticOf = (u: UnresolvedPlan | undefined) => {
+    // The subquery's table: a static table (`direct`, a join's static side as it is), or a CTE
+    // over static tables (the SELECT's scope), with its columns.
+    const staticOf = (u: UnresolvedPlan | undefined): { schema: Schema; qualifier: string; direct: boolean } | undefined => {
       const n = u && named(u);
-      const table = n && this.staticTables.find((t) => t.name.toLowerCase() === n.table.toLowerCase());
-      return table && n && { table, qualifier: n.qualifier };
+      if (!n) return undefined;
+      const table = this.staticTables.find((t) => t.name.toLowerCase() === n.table.toLowerCase());
+      if (table) return { schema: table.schema, qualifier: n.qualifier, direct: true };
+      const cte = this.ctes.get(n.table.toLowerCase());
+      return cte && !firstStreamingRelation(cte) ? { schema: this.resolved(cte).output, qualifier: n.qualifier, direct: false } : undefined;
     };
     const qualified = (e: Expression, qualifier: string): Expression => (e.kind === 'UnresolvedAttribute' && e.nameParts.length === 1 ? { ...e, nameParts: [qualifier, e.nameParts[0]] } : e);
-    const asJoin = (c: Expression): Pick<Extract<UnresolvedPlan, { kind: 'Join' }>, 'joinType' | 'right' | 'condition' | 'nullAware' | 'pos'> | undefined => {
+    type SemiJoin = Pick<Extract<UnresolvedPlan, { kind: 'Join' }>, 'joinType' | 'right' | 'condition' | 'nullAware' | 'pos'>;
+    /**
+     * A LEFT SEMI (ANTI) join with a subquery's table on a condition over both sides, which
+     * `condition` builds given how to read an expression of the subquery (its names of the table's
+     * columns the table's, as Spark resolves a subquery's names in its own table first).
+     */
+    const tableJoin = (negated: boolean, table: UnresolvedPlan, t: { schema: Schema; qualifier: string; direct: boolean }, condition: (inner: (e: Expression) => Expression) => Expression, pos: Position): SemiJoin => {
+      const has = (name: string) => t.schema.some((f) => f.name.toLowerCase() === name.toLowerCase());
+      const on = condition((e) => mapExpression(e, (x) => (x.kind === 'UnresolvedAttribute' && x.nameParts.length === 1 && has(x.nameParts[0]) ? qualified(x, t.qualifier) : undefined)));
+      const joinType = negated ? 'LeftAnti' : 'LeftSemi';
+      if (stream && t.direct) return { joinType, right: table, condition: on, pos };
+      // Over a join the outer side may have a column of the table's name too (the same table
+      // joined under another alias), which a stream-static pair cannot tell apart: the table's
+      // columns are renamed for this join, and the condition reads them by those names.
+      const alias = `${EXISTS_SUBQUERY}${this.correlatedIds++}`;
+      const names = t.schema.map((_, i) => `${alias}_${i}`);
+      const renamed = mapExpression(on, (x) => {
+        if (x.kind !== 'UnresolvedAttribute' || x.nameParts.length !== 2 || x.nameParts[0].toLowerCase() !== t.qualifier.toLowerCase()) return undefined;
+        const i = t.schema.findIndex((f) => f.name.toLowerCase() === x.nameParts[1].toLowerCase());
+        return i < 0 ? undefined : { ...x, nameParts: [alias, names[i]] };
+      });
+      const right: UnresolvedPlan = {
+        kind: 'SubqueryAlias', alias, pos: table.pos,
+        child: { kind: 'UnresolvedSubqueryColumnAliases', outputColumnNames: names, child: selectAll(table, table.pos), pos: table.pos },
+      };
+      return { joinType, right, condition: renamed, pos };
+    };
+    /** Whether an expression of a subquery over a table of these columns reads a column of the outer query. */
+    const readsOuterOf = (e: Expression, t: { schema: Schema; qualifier: string }, table: string) => someExpression(e, (x) => {
+      if (x.kind !== 'UnresolvedAttribute') return false;
+      const first = x.nameParts[0].toLowerCase();
+      if (x.nameParts.length > 1) return first !== t.qualifier.toLowerCase() && first !== table.toLowerCase();
+      return !t.schema.some((f) => f.name.toLowerCase() === first);
+    });
+    const asJoin = (c: Expression): SemiJoin | undefined => {
       const negated = c.kind === 'Not';
       const p = c.kind === 'Not' ? c.child : c;
       if (p.kind === 'Exists') {
-        // The subquery's WHERE is the join's condition, its names of the table's columns the table's.
+        // The subquery's WHERE is the join's condition.
         const q = p.plan;
         if (q.kind !== 'Project' || q.child.kind !== 'Filter') return undefined;
         // Over a stream the join is a join of streams, under their rules (a time range; NOT
         // EXISTS is a LEFT ANTI join, which Spark refuses with a stream on the right).
         const n = named(q.child.child);
         const other = stream && n && this.relations.find((r) => r.sourceName.toLowerCase() === n.table.toLowerCase());
-        const t = staticOf(q.child.child) ?? (other ? { table: { schema: relationOutput(other) }, qualifier: n.qualifier } : undefined);
+        const t = staticOf(q.child.child) ?? (other ? { schema: relationOutput(other), qualifier: n.qualifier, direct: true } : undefined);
         if (!t) return undefined;
-        const has = (name: string) => t.table.schema.some((f) => f.name.toLowerCase() === name.toLowerCase());
-        const condition = mapExpression(q.child.condition, (x) => (x.kind === 'UnresolvedAttribute' && x.nameParts.length === 1 && has(x.nameParts[0]) ? qualified(x, t.qualifier) : undefined));
-        if (stream) return { joinType: negated ? 'LeftAnti' : 'LeftSemi', right: q.child.child, condition, pos: c.pos };
-        // Over a join the outer side may have a column of the table's name too (the same table
-        // joined under another alias), which a stream-static pair cannot tell apart: the table's
-        // columns are renamed for this join, and the condition reads them by those names.
-        const alias = `${EXISTS_SUBQUERY}${this.correlatedIds++}`;
-        const names = t.table.schema.map((_, i) => `${alias}_${i}`);
-        const renamed = mapExpression(condition, (x) => {
-          if (x.kind !== 'UnresolvedAttribute' || x.nameParts.length !== 2 || x.nameParts[0].toLowerCase() !== t.qualifier.toLowerCase()) return undefined;
-          const i = t.table.schema.findIndex((f) => f.name.toLowerCase() === x.nameParts[1].toLowerCase());
-          return i < 0 ? undefined : { ...x, nameParts: [alias, names[i]] };
-        });
-        const table = q.child.child;
-        const right: UnresolvedPlan = {
-          kind: 'SubqueryAlias', alias, pos: table.pos,
-          child: { kind: 'UnresolvedSubqueryColumnAliases', outputColumnNames: names, child: selectAll(table, table.pos), pos: table.pos },
-        };
-        return { joinType: negated ? 'LeftAnti' : 'LeftSemi', right, condition: renamed, pos: c.pos };
+        const where = q.child.condition;
+        return tableJoin(negated, q.child.child, t, (inner) => inner(where), c.pos);
       }
       if (p.kind !== 'InSubquery' || p.values.length !== 1 || p.values[0].kind !== 'UnresolvedAttribute' || !oneColumn(p.query)) return undefined;
       const query = p.query;
+      const value = stream ? qualified(p.values[0], stream.qualifier) : p.values[0];
+      // Correlated (`x IN (SELECT c FROM t WHERE t.k = e.k)`): Spark's rewrite joins the table on
+      // `x = c` and the subquery's WHERE; NOT IN on `(x = c OR isnull(x = c))` and the WHERE, a
+      // NULL comparison keeping no row only among the rows the WHERE pairs it with.
+      const table = query.kind === 'Project' && query.child.kind === 'Filter' ? query.child.child : undefined;
+      const t = table && staticOf(table);
+      if (query.kind === 'Project' && query.child.kind === 'Filter' && table && t && readsOuterOf(query.child.condition, t, named(table)!.table)) {
+        const where = query.child.condition;
+        const item = query.projectList[0].kind === 'Alias' ? query.projectList[0].child : query.projectList[0];
+        return tableJoin(negated, table, t, (inner) => {
+          const equal: Expression = { kind: 'BinaryOperator', op: 'EqualTo', left: value, right: inner(item), pos: p.pos };
+          const matched: Expression = negated ? { kind: 'BinaryOperator', op: 'Or', left: equal, right: { kind: 'IsNull', child: equal, pos: p.pos }, pos: p.pos } : equal;
+          return { kind: 'BinaryOperator', op: 'And', left: matched, right: inner(where), pos: p.pos };
+        }, c.pos);
+      }
       // `c FROM t`: the table itself; any other query over static tables (a WHERE, an expression,
       // GROUP BY … HAVING, DISTINCT, a UNION), as the join's static side, which runs it as its
       // batch plan, its one column named for the join.
       // Over a join or a subquery the outer column is left as written, to be resolved there as
       // WHERE would; the table's column is then renamed, so that a name both have is the outer's.
-      const plain = stream !== undefined && query.kind === 'Project' && query.projectList[0].kind === 'UnresolvedAttribute' && staticOf(query.child) !== undefined;
+      const plain = stream !== undefined && query.kind === 'Project' && query.projectList[0].kind === 'UnresolvedAttribute' && staticOf(query.child)?.direct === true;
       // Its tables may be the outer query's CTEs over static tables (this.ctes: the SELECT's scope).
       if (!plain && !this.readsStaticTablesOnly(query, this.ctes)) return undefined;
       const right: UnresolvedPlan = plain ? query.child : {
@@ -931,7 +972,7 @@ class QueryPlanner {
       };
       const condition: Expression = {
         kind: 'BinaryOperator', op: 'EqualTo', pos: p.pos,
-        left: stream ? qualified(p.values[0], stream.qualifier) : p.values[0],
+        left: value,
         right: plain ? qualified(query.projectList[0], named(query.child)!.qualifier) : { kind: 'UnresolvedAttribute', nameParts: [IN_SUBQUERY, IN_SUBQUERY_VALUE], pos: p.pos },
       };
       return { joinType: negated ? 'LeftAnti' : 'LeftSemi', right, condition, pos: c.pos, ...(negated ? { nullAware: true } : {}) };
@@ -977,8 +1018,11 @@ class QueryPlanner {
         ],
         child: r.rest ? { kind: 'Filter', condition: r.rest, child: r.table, pos: x.pos } : r.table,
       };
+      const grouped: UnresolvedPlan = r.having ? { kind: 'UnresolvedHaving', havingCondition: r.having, child: aggregate, pos: x.pos } : aggregate;
       const condition = conjunctionOf(r.keys.map((k, i): Expression => ({ kind: 'BinaryOperator', op: 'EqualTo', left: k.outer, right: col(`k${i}`), pos: x.pos })));
-      joined = { kind: 'Join', joinType: 'LeftOuter', left: joined, right: { kind: 'SubqueryAlias', alias: name, child: aggregate, pos: x.pos }, condition, pos: x.pos };
+      joined = { kind: 'Join', joinType: 'LeftOuter', left: joined, right: { kind: 'SubqueryAlias', alias: name, child: grouped, pos: x.pos }, condition, pos: x.pos };
+      // A GROUP BY subquery over no rows has no row: NULL, the LEFT JOIN's.
+      if (r.grouping) return col('v');
       // No group matched: the subquery's value over no rows.
       const empty: Expression = { kind: 'ScalarSubquery', plan: { kind: 'Project', projectList: [r.value], child: { kind: 'Filter', condition: { kind: 'Literal', value: false, dataType: BooleanType, pos: x.pos }, child: r.table, pos: x.pos }, pos: x.pos }, pos: x.pos };
       return { kind: 'CaseWhen', branches: [[{ kind: 'IsNull', child: col('m'), pos: x.pos }, empty]], elseValue: col('v'), pos: x.pos };
@@ -1058,10 +1102,12 @@ class QueryPlanner {
       if (x.kind === 'UnresolvedAttribute' || (x.kind === 'UnresolvedFunction' && x.nameParts.length === 1 && isAggregateFunctionName(x.nameParts[0]))) return hide(x);
       if (x.kind !== 'ScalarSubquery') return undefined;
       const r = this.correlatedScalarSubquery(x.plan, outer, x.pos);
-      if (!r || x.plan.kind !== 'Project' || x.plan.child.kind !== 'Filter') return x;
+      const body = x.plan.kind === 'UnresolvedHaving' ? x.plan.child : x.plan;
+      if (!r || (body.kind !== 'Project' && body.kind !== 'Aggregate') || body.child.kind !== 'Filter') return x;
       const outerKeys = new Set(r.keys.map((k) => k.outer));
-      const condition = mapExpression(x.plan.child.condition, (y) => (outerKeys.has(y) ? hide(y) : undefined));
-      return { ...x, plan: { ...x.plan, child: { ...x.plan.child, condition } } };
+      const condition = mapExpression(body.child.condition, (y) => (outerKeys.has(y) ? hide(y) : undefined));
+      const plan = { ...body, child: { ...body.child, condition } };
+      return { ...x, plan: x.plan.kind === 'UnresolvedHaving' ? { ...x.plan, child: plan } : plan };
     });
     const where = conjunctionOf(moved.map(over));
     const kept = conjuncts.filter((c) => !moved.includes(c));
@@ -1078,8 +1124,13 @@ class QueryPlanner {
    * one that reads no outer column; one of another shape is refused, saying what runs.
    */
   private correlatedScalarSubquery(u: UnresolvedPlan, outer: { qualifiers: ReadonlySet<string>; columns: ReadonlySet<string> }, pos: Position):
-    { value: Expression; table: UnresolvedPlan; keys: { inner: Expression; outer: Expression }[]; rest?: Expression } | undefined {
-    const project = u.kind === 'Project' ? u : undefined;
+    { value: Expression; table: UnresolvedPlan; keys: { inner: Expression; outer: Expression }[]; rest?: Expression; grouping?: readonly Expression[]; having?: Expression } | undefined {
+    // GROUP BY the correlated columns (`… WHERE t2c = t1c GROUP BY t2c [HAVING …]`) is the same
+    // aggregation the rewrite makes, its HAVING over it; then a row no group matches reads NULL.
+    const having = u.kind === 'UnresolvedHaving' && u.child.kind === 'Aggregate' ? u.havingCondition : undefined;
+    const body = having && u.kind === 'UnresolvedHaving' ? u.child : u;
+    const grouped = body.kind === 'Aggregate' ? body : undefined;
+    const project = body.kind === 'Project' ? body : grouped ? { kind: 'Project' as const, projectList: grouped.aggregateExpressions, child: grouped.child, pos: grouped.pos } : undefined;
     const filter = project?.child.kind === 'Filter' ? project.child : undefined;
     const base = filter ? filter.child : project?.child;
     const t = base && namedRelation(base);
@@ -1115,7 +1166,7 @@ class QueryPlanner {
     if (!(table ? readsOuterColumn(u) : readsOuter(u, [...outer.qualifiers], []))) return undefined;
     const shape = (why: string) => notSupportedYet(`A correlated scalar subquery ${why}`, lineColumn(pos),
       'Weir runs one as Spark rewrites it, a LEFT JOIN of its aggregation grouped by the correlated columns: SELECT <aggregate> FROM <static table> [alias] WHERE <table column> = <outer column> [AND …]');
-    if (!table || !filter || !project || !base) throw shape('of this shape (a FROM other than one static table, no WHERE, GROUP BY or a set operation)');
+    if (!table || !filter || !project || !base) throw shape('of this shape (a FROM other than one static table, no WHERE, or a set operation)');
     if (project.projectList.length !== 1 || project.projectList[0].kind === 'UnresolvedStar') return undefined;
     const value = project.projectList[0].kind === 'Alias' ? project.projectList[0].child : project.projectList[0];
     if (readsOuterColumn(value)) throw shape('that reads an outer column in its select list');
@@ -1138,7 +1189,17 @@ class QueryPlanner {
       else if (c.kind === 'BinaryOperator' && only(l, 'outer') && only(r, 'inner')) keys.push({ inner: c.right, outer: c.left });
       else throw shape(`correlated by ${expressionSql(c)}: only equalities of an expression of its table's columns and one of the outer query's are run (Spark's rewrite takes others, not run here yet)`);
     }
-    return { value, table: base, keys, ...(rest.length ? { rest: conjunctionOf(rest) } : {}) };
+    const grouping = grouped?.groupingExpressions ?? [];
+    const key = (e: Expression) => (e.kind === 'UnresolvedAttribute' ? e.nameParts[e.nameParts.length - 1] : expressionSql(e)).toLowerCase();
+    const uncorrelated = grouping.filter((g) => !keys.some((k) => key(k.inner) === key(g)));
+    if (uncorrelated.length) {
+      throw new SqlValidationError(
+        `[UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.NON_CORRELATED_COLUMNS_IN_GROUP_BY] Unsupported subquery expression: A GROUP BY clause in a scalar correlated subquery cannot contain non-correlated columns: ${uncorrelated.map((g) => expressionSql(g)).join(', ')}. ` +
+          'Group by the columns its WHERE equates to the outer query\'s, or aggregate without GROUP BY',
+        lineColumn(pos), 'subquery', 'UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.NON_CORRELATED_COLUMNS_IN_GROUP_BY');
+    }
+    if (having && readsOuterColumn(having)) throw shape('whose HAVING reads an outer column');
+    return { value, table: base, keys, ...(rest.length ? { rest: conjunctionOf(rest) } : {}), ...(grouping.length ? { grouping } : {}), ...(having ? { having } : {}) };
   }
 
   /** Whether a query reads tables, each of them one of the job's static tables or a CTE over them (no stream). */

@@ -59,7 +59,6 @@ const WHY = {
   oldBinaryPrint: "this copy's Spark (of 2.4's time) printed a BINARY as its bytes in hex ([31 30]); Spark 3.x's sql-tests print its UTF-8 text, as Weir does",
   cteNondeterministic: "a CTE of a nondeterministic expression (random()) read twice: Weir inlines the CTE into each reference, each drawing its own values; Spark 3.4+ (InlineCTE) keeps such a CTE as one relation both read, so the UNION of its two reads has the 4 rows of one",
   inSubqueryNoTable: "an IN subquery that reads no table (`IN (WITH t AS (SELECT 2) SELECT * FROM t)`) is refused as a subquery over a stream: an IN subquery must read the job's static tables or an inline table (VALUES); Spark reads its one-row relation",
-  scalarSubqueryUnknownTable: "refused as a scalar subquery over a stream: Weir checks what a scalar subquery reads before it resolves its tables, and r (a CTE's own name inside its definition) is no static table; Spark fails to resolve r (TABLE_OR_VIEW_NOT_FOUND)",
   correlatedScalarSubquery: "a correlated scalar subquery (one that reads a column of the outer query) in the select list is refused as not supported: Weir runs one only as a join it can rewrite it to (its correlated column equated to one of its table's); Spark answers it, or here fails on the VALUES that reads the outer column (INVALID_INLINE_TABLE.CANNOT_EVALUATE_EXPRESSION_IN_INLINE_TABLE)",
   inSubqueryInSelect: "an IN subquery in the select list is refused as not supported: Weir runs IN (subquery) only as a WHERE conjunct, a LEFT SEMI join",
   sameNameJoin: "a join of two relations of one name (a CTE and a subquery aliased alike) is refused as a self-join that needs an alias per side; Spark joins them and refuses the qualified same_name.x as ambiguous (AMBIGUOUS_REFERENCE)",
@@ -470,7 +469,6 @@ const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> 
   },
   cte: {
     "SELECT count(*) FROM (\n  WITH q1(x) AS (SELECT random() FROM range(1, 5))\n    SELECT * FROM q1\n  UNION\n    SELECT * FROM q1\n) ss": WHY.cteNondeterministic,
-    "WITH r AS (SELECT (SELECT * FROM r))\nSELECT * FROM r": WHY.scalarSubqueryUnknownTable,
     "WITH t(x, x) AS (SELECT 1, 2)\nSELECT * FROM t": WHY.repeatedOutputName,
     "SELECT ( WITH cte(foo) AS ( VALUES(id) )\n         SELECT (SELECT foo FROM cte) )\nFROM t": WHY.correlatedScalarSubquery,
     "WITH same_name(x) AS (SELECT 42)\nSELECT same_name.x FROM (SELECT 10) AS same_name(x), same_name": WHY.sameNameJoin,

@@ -106,7 +106,9 @@ describe('stateless SQL', () => {
   });
 
   it('refuses a relation no source or CTE in scope names with Spark\'s TABLE_OR_VIEW_NOT_FOUND', () => {
-    for (const sql of ['SELECT id FROM other', 'WITH s AS (SELECT 1 FROM s) SELECT * FROM s', 'SELECT * FROM src JOIN other o ON true', 'SELECT * FROM (SELECT 1 AS x) q, other']) {
+    for (const sql of ['SELECT id FROM other', 'WITH s AS (SELECT 1 FROM s) SELECT * FROM s', 'SELECT * FROM src JOIN other o ON true', 'SELECT * FROM (SELECT 1 AS x) q, other',
+      // A misspelt table in a scalar subquery is no stream: it fails to resolve.
+      'SELECT id, (SELECT max(v) FROM otehr) AS m FROM src', 'SELECT id, (SELECT max(x) FROM otehr) AS m FROM src', 'SELECT id FROM src WHERE id > (WITH v AS (SELECT 1 AS x FROM other) SELECT x FROM v)']) {
       expect(sqlError(sql).errorClass, sql).toBe('TABLE_OR_VIEW_NOT_FOUND');
     }
   });
