@@ -21,7 +21,7 @@
 import { describe, expect, it } from 'vitest';
 import { goldenCases, sameColumnTypes, weirAnswer } from './testing/spark-golden-file';
 
-const FILES = ['array', 'arrayJoin', 'binary_base64', 'binary_basic', 'binary_hex', 'bitwise', 'booleanEquality', 'caseWhenCoercion', 'cast', 'ceil-floor-with-scale-param', 'comments', 'comparator', 'concat', 'conditional-functions', 'count', 'csv-functions', 'cte', 'cte-nested', 'date', 'date_part', 'datetime-formatting-invalid', 'datetime-parsing', 'datetime-parsing-invalid', 'datetime-special', 'decimalArithmeticOperations', 'elt', 'except', 'except-all', 'extract', 'group-by', 'group-by-filter', 'group-by-ordinal', 'grouping_set', 'having', 'higher-order-functions', 'ifCoercion', 'ilike', 'implicitTypeCasts', 'inConversion', 'inline-table', 'intersect-all', 'interval', 'json-functions', 'like-all', 'like-any', 'linear-regression', 'literals', 'map', 'mapZipWith', 'mask-functions', 'math', 'misc-functions', 'null-handling', 'null-propagation', 'operators', 'order-by-nulls-ordering', 'order-by-ordinal', 'percentiles', 'pivot', 'predicate-functions', 'random', 'regexp-functions', 'sql-compatibility-functions', 'string-functions', 'struct', 'table-valued-functions', 'timestamp', 'timestamp-ntz', 'try_arithmetic', 'try_cast', 'try_datetime_functions', 'try_element_at', 'union', 'url-functions', 'widenSetOperationTypes', 'window', 'windowFrameCoercion', 'xml-functions'] as const;
+const FILES = ['array', 'arrayJoin', 'binary_base64', 'binary_basic', 'binary_hex', 'bitwise', 'booleanEquality', 'caseWhenCoercion', 'cast', 'ceil-floor-with-scale-param', 'comments', 'comparator', 'concat', 'conditional-functions', 'count', 'csv-functions', 'cte', 'cte-nested', 'date', 'date_part', 'datetime-formatting-invalid', 'datetime-parsing', 'datetime-parsing-invalid', 'datetime-special', 'decimalArithmeticOperations', 'elt', 'except', 'except-all', 'exists-basic', 'extract', 'group-by', 'group-by-filter', 'group-by-ordinal', 'grouping_set', 'having', 'higher-order-functions', 'ifCoercion', 'ilike', 'implicitTypeCasts', 'in-basic', 'inConversion', 'inline-table', 'intersect-all', 'interval', 'json-functions', 'like-all', 'like-any', 'linear-regression', 'literals', 'map', 'mapZipWith', 'mask-functions', 'math', 'misc-functions', 'null-handling', 'null-propagation', 'operators', 'order-by-nulls-ordering', 'order-by-ordinal', 'percentiles', 'pivot', 'predicate-functions', 'random', 'regexp-functions', 'scalar-subquery-predicate', 'scalar-subquery-select', 'simple-in', 'sql-compatibility-functions', 'string-functions', 'struct', 'table-valued-functions', 'timestamp', 'timestamp-ntz', 'try_arithmetic', 'try_cast', 'try_datetime_functions', 'try_element_at', 'union', 'url-functions', 'widenSetOperationTypes', 'window', 'windowFrameCoercion', 'xml-functions'] as const;
 
 /** Why Weir answers otherwise. */
 const WHY = {
@@ -58,6 +58,14 @@ const WHY = {
   binaryConcat: "`||` of two BINARYs is a STRING in Weir (its bytes read as UTF-8); Spark's Concat of BINARYs is a BINARY (spark.sql.function.concatBinaryAsString false, the default this part of the file SETs back): the rows agree, the column's type does not",
   oldBinaryPrint: "this copy's Spark (of 2.4's time) printed a BINARY as its bytes in hex ([31 30]); Spark 3.x's sql-tests print its UTF-8 text, as Weir does",
   cteNondeterministic: "a CTE of a nondeterministic expression (random()) read twice: Weir inlines the CTE into each reference, each drawing its own values; Spark 3.4+ (InlineCTE) keeps such a CTE as one relation both read, so the UNION of its two reads has the 4 rows of one",
+  nestedSubquery: "a subquery inside a predicate subquery (EXISTS (… WHERE … EXISTS (…)), a scalar subquery in an EXISTS subquery's select list or WHERE) is refused: Weir makes the EXISTS a LEFT SEMI join on its WHERE, and a join's condition holds no subquery; Spark rewrites the inner subquery first, inside the outer one's plan",
+  multiColumnInSubquery: "(a1, b1) [NOT] IN (SELECT …) is refused as not supported: Weir runs an IN subquery of one value; Spark joins on each column pair, and refuses the subquery of one struct column with DATATYPE_MISMATCH.IN_SUBQUERY_LENGTH_MISMATCH, a check Weir does not reach",
+  correlatedScalarShape: "a correlated scalar subquery whose outer references sit deeper than one table's WHERE (in a subquery or a CTE of its FROM, a join's ON, a UNION's branches, its select list, an inline table's FROM) is refused as not supported: Weir runs one as Spark's RewriteCorrelatedScalarSubquery does for SELECT <aggregate> FROM <table> WHERE <equalities with the outer query> [GROUP BY them], and does not decorrelate a deeper plan (Spark's DecorrelateInnerQuery)",
+  correlatedScalarNotAggregated: "a correlated scalar subquery that is not aggregated (ORDER BY … LIMIT 1, DISTINCT, one over a one-row CTE) is refused: Weir's rewrite needs an aggregate (MUST_AGGREGATE_CORRELATED_SCALAR_SUBQUERY, or as not supported); Spark 3.4+ decorrelates a LIMIT and proves one row of a CTE and answers",
+  correlatedReferenceClass: "refused as a correlated scalar subquery Weir does not run (its outer references are in a UNION's branches); Spark refuses it for its outer column inside an aggregate, UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.CORRELATED_REFERENCE",
+  correlatedScalarNoFrom: "a correlated scalar subquery without FROM ((SELECT t1c), (SELECT t1c WHERE t1c = 8)) is refused as not supported: Weir runs a correlated one over a static table only; Spark reads it over its one-row relation, the outer row's value (NULL where the WHERE fails)",
+  multiValueSubqueryClass: "this copy's Spark (3.4/3.5) named a scalar subquery of several rows MULTI_VALUE_SUBQUERY_ERROR; Spark 4 renamed it SCALAR_SUBQUERY_TOO_MANY_ROWS, the class Weir gives",
+  correlatedNonEquality: "a correlated scalar subquery correlated by other than equalities (t1.c1 > t2.c1, an OR of conditions) is refused as not supported: Weir's rewrite groups by the equated columns; Spark's decorrelation joins on any condition",
   inSubqueryNoTable: "an IN subquery that reads no table (`IN (WITH t AS (SELECT 2) SELECT * FROM t)`) is refused as a subquery over a stream: an IN subquery must read the job's static tables or an inline table (VALUES); Spark reads its one-row relation",
   correlatedScalarSubquery: "a correlated scalar subquery (one that reads a column of the outer query) in the select list is refused as not supported: Weir runs one only as a join it can rewrite it to (its correlated column equated to one of its table's); Spark answers it, or here fails on the VALUES that reads the outer column (INVALID_INLINE_TABLE.CANNOT_EVALUATE_EXPRESSION_IN_INLINE_TABLE)",
   inSubqueryInSelect: "an IN subquery in the select list is refused as not supported: Weir runs IN (subquery) only as a WHERE conjunct, a LEFT SEMI join",
@@ -727,6 +735,67 @@ const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> 
     "SELECT COUNT(*) OVER (PARTITION BY 1 ORDER BY cast(1 as boolean) DESC RANGE BETWEEN CURRENT ROW AND 1 FOLLOWING) FROM t": WHY.windowFrameNoErrorClass,
     "SELECT COUNT(*) OVER (PARTITION BY 1 ORDER BY cast('2017-12-11 09:30:00.0' as timestamp) DESC RANGE BETWEEN CURRENT ROW AND 1 FOLLOWING) FROM t": WHY.windowFrameNoErrorClass,
   },
+  "exists-basic": {
+    "SELECT * \nFROM   bonus \nWHERE  EXISTS (SELECT emp_name \n               FROM   emp \n               WHERE  bonus.emp_name = emp.emp_name \n                      AND EXISTS (SELECT state \n                                  FROM   dept \n                                  WHERE  dept.dept_id = emp.dept_id))": WHY.nestedSubquery,
+  },
+  "in-basic": {
+    "select 1 from tab_a where (a1, b1) not in (select a2, b2 from tab_b)": WHY.multiColumnInSubquery,
+    "select 1 from tab_a where (a1, b1) not in (select (a2, b2) from tab_b)": WHY.multiColumnInSubquery,
+  },
+  "scalar-subquery-predicate": {
+    "select *\nfrom range(1, 3) t1\nwhere (select t2.id c\n       from range (1, 2) t2 where t1.id = t2.id\n      ) is not null": WHY.correlatedScalarNotAggregated,
+    "select *\nfrom range(1, 3) t1\nwhere (select t2.id c\n       from range (1, 2) t2 where t1.id = t2.id\n      ) between 1 and 2": WHY.correlatedScalarNotAggregated,
+    "SELECT pk, cv\nFROM   p, c\nWHERE  p.pk = c.ck\nAND    c.cv = (SELECT max(avg)\n               FROM   (SELECT   c1.cv, avg(c1.cv) avg\n                       FROM     c c1\n                       WHERE    c1.ck = p.pk\n                       GROUP BY c1.cv))": WHY.correlatedScalarShape,
+    "SELECT 1\nFROM t1\nWHERE t1b < (SELECT MAX(tmp.s) FROM (\n             SELECT SUM(t2b) OVER (partition by t2c order by t2d) as s\n               FROM t2 WHERE t2.t2d = t1.t1d) as tmp)": WHY.correlatedScalarShape,
+    "SELECT 1\nFROM t1\nWHERE t1b < (SELECT SUM(t2b) OVER (partition by t2c order by t2d) as s\n               FROM t2 WHERE t2.t2d = t1.t1d\n             ORDER BY s DESC\n             LIMIT 1)": WHY.correlatedScalarShape,
+    "SELECT 1\nFROM t1\nWHERE t1b < (SELECT MAX(tmp.s) FROM (\n             SELECT SUM(t2b) OVER (partition by t2c order by t2d) as s\n               FROM t2 WHERE t2.t2d <= t1.t1d) as tmp)": WHY.correlatedScalarShape,
+    "SELECT 1\nFROM t1\nWHERE t1b < (SELECT SUM(t2b) OVER (partition by t2c order by t2d) as s\n               FROM t2 WHERE t2.t2d <= t1.t1d\n             ORDER BY s DESC\n             LIMIT 1)": WHY.correlatedScalarShape,
+    "SELECT t1b\nFROM t1\nWHERE t1b > (SELECT MAX(tmp.s) FROM (\n             SELECT RANK() OVER (partition by t3c, t2b order by t3c) as s\n               FROM t2, t3 where t2.t2c = t3.t3c AND t2.t2a = t1.t1a) as tmp)": WHY.correlatedScalarShape,
+    "SELECT 1\nFROM t1\nWHERE t1b = (SELECT MAX(tmp.s) FROM (\n             SELECT SUM(t2c) OVER (partition by t2c order by t1.t1d + t2d) as s\n               FROM t2) as tmp)": WHY.correlatedScalarShape,
+    "SELECT * FROM t0 WHERE t0a <\n(SELECT sum(c) FROM\n  (SELECT t1c as c\n  FROM   t1\n  WHERE  t1a = t0a\n  UNION ALL\n  SELECT t2c as c\n  FROM   t2\n  WHERE  t2b = t0b)\n)": WHY.correlatedScalarShape,
+    "SELECT * FROM t0 WHERE t0a <\n(SELECT sum(c) FROM\n  (SELECT t1c as c\n  FROM   t1\n  WHERE  t1a = t0a\n  UNION ALL\n  SELECT t2c as c\n  FROM   t2\n  WHERE  t2a = t0a)\n)": WHY.correlatedScalarShape,
+    "SELECT * FROM t0 WHERE t0a <\n(SELECT sum(c) FROM\n  (SELECT t1c as c\n  FROM   t1\n  WHERE  t1a > t0a\n  UNION ALL\n  SELECT t2c as c\n  FROM   t2\n  WHERE  t2b <= t0b)\n)": WHY.correlatedScalarShape,
+    "SELECT * FROM t0 WHERE t0a <\n(SELECT sum(t1c) FROM\n  (SELECT t1c\n  FROM   t1\n  WHERE  t1a = t0a\n  UNION ALL\n  SELECT t2c\n  FROM   t2\n  WHERE  t2b = t0b)\n)": WHY.correlatedScalarShape,
+    "SELECT * FROM t0 WHERE t0a <\n(SELECT sum(t1c) FROM\n  (SELECT t1c\n  FROM   t1\n  WHERE  t1a = t0a\n  UNION DISTINCT\n  SELECT t2c\n  FROM   t2\n  WHERE  t2b = t0b)\n)": WHY.correlatedScalarShape,
+    "SELECT * FROM t0 WHERE t0a <\n(SELECT sum(t1a + 3 * t1b + 5 * t1c) FROM\n  (SELECT t1c as t1a, t1a as t1b, t0a as t1c\n  FROM   t1\n  WHERE  t1a = t0a\n  UNION ALL\n  SELECT t0a as t2b, t2c as t1a, t0b as t2c\n  FROM   t2\n  WHERE  t2b = t0b)\n)": WHY.correlatedScalarShape,
+    "SELECT * FROM t0 WHERE t0a <\n(SELECT count(t1c) FROM\n  (SELECT t1c\n  FROM   t1\n  WHERE  t1a = t0a\n  UNION DISTINCT\n  SELECT t2c\n  FROM   t2\n  WHERE  t2b = t0b)\n)": WHY.correlatedScalarShape,
+    "SELECT * FROM t0 WHERE t0a <\n(SELECT sum(d) FROM\n  (SELECT t1a - t0a as d\n  FROM   t1\n  UNION ALL\n  SELECT t2a - t0a as d\n  FROM   t2)\n)": WHY.correlatedScalarShape,
+    "SELECT t0a, t0b FROM t0\nGROUP BY t0a, t0b\nHAVING t0a <\n(SELECT sum(c) FROM\n  (SELECT t1c as c\n  FROM   t1\n  WHERE  t1a > t0a\n  UNION ALL\n  SELECT t2c as c\n  FROM   t2\n  WHERE  t2b <= t0b)\n)": WHY.correlatedScalarShape,
+    "SELECT * FROM t0 WHERE t0a <\n(SELECT sum(t1c) FROM\n  (SELECT t1c\n   FROM   t1 JOIN t2 ON (t1a = t0a AND t2b = t1b))\n)": WHY.correlatedScalarShape,
+    "SELECT * FROM t0 WHERE t0a <\n(SELECT sum(t1c) FROM\n  (SELECT t1c\n   FROM   t1 JOIN t2 ON (t1a < t0a AND t2b >= t1b))\n)": WHY.correlatedScalarShape,
+    "SELECT * FROM t0 WHERE t0a <\n(SELECT sum(t1c) FROM\n  (SELECT t1c\n  FROM  t1 LEFT JOIN t2 ON (t1a = t0a AND t2b = t0b))\n)": WHY.correlatedScalarShape,
+    "SELECT t1a, t1b\nFROM   t1\nWHERE  t1c = (SELECT t2c\n              FROM   t2\n              WHERE  t2b < t1b\n              ORDER BY t2d LIMIT 1)": WHY.correlatedScalarNotAggregated,
+    "SELECT t1a, t1b\nFROM   t1\nWHERE  t1c = (SELECT t2c\n              FROM   t2\n              WHERE  t2c = t1c\n              ORDER BY t2c LIMIT 1)": WHY.correlatedScalarNotAggregated,
+    "SELECT t1a, t1b\nFROM   t1\nWHERE  t1c = (SELECT t2c\n              FROM   t2\n              WHERE  t1b < t1d\n              ORDER BY t2c LIMIT 1)": WHY.correlatedScalarNotAggregated,
+    "SELECT t1a, t1b\nFROM   t1\nWHERE  t1c = (SELECT MAX(t2c)\n              FROM   t2\n              WHERE  t1b < t1d\n              ORDER BY min(t2c) LIMIT 1)": WHY.correlatedScalarNotAggregated,
+    "SELECT t1a, t1b\nFROM   t1\nWHERE  t1c = (SELECT DISTINCT t2c\n              FROM   t2\n              WHERE  t1b < t1d\n              ORDER BY t2c LIMIT 1)": WHY.correlatedScalarNotAggregated,
+    "SELECT * FROM t0 WHERE t0a = (SELECT distinct(t1c) FROM t1 WHERE t1a = t0a)": WHY.correlatedScalarNotAggregated,
+    "SELECT * FROM t0 WHERE t0a <\n(SELECT sum(d) FROM\n  (SELECT sum(t0a) as d\n  FROM   t1\n  UNION ALL\n  SELECT sum(t2a) + t0a as d\n  FROM   t2)\n)": WHY.correlatedReferenceClass,
+  },
+  "scalar-subquery-select": {
+    "SELECT t1a, t1b\nFROM   t1\nWHERE  NOT EXISTS (SELECT (SELECT max(t2b)\n                           FROM   t2 LEFT JOIN t1\n                           ON     t2a = t1a\n                           WHERE  t2c = t3c) dummy\n                   FROM   t3\n                   WHERE  t3b < (SELECT max(t2b)\n                                 FROM   t2 LEFT JOIN t1\n                                 ON     t2a = t1a\n                                 WHERE  t2c = t3c)\n                   AND    t3a = t1a)": WHY.nestedSubquery,
+    "SELECT t1a,\n    (SELECT count(t2d) FROM t2 WHERE t2a = t1a) count_t2,\n    (SELECT count_if(t2d > 0) FROM t2 WHERE t2a = t1a) count_if_t2,\n    (SELECT approx_count_distinct(t2d) FROM t2 WHERE t2a = t1a) approx_count_distinct_t2,\n    (SELECT collect_list(t2d) FROM t2 WHERE t2a = t1a) collect_list_t2,\n    (SELECT sort_array(collect_set(t2d)) FROM t2 WHERE t2a = t1a) collect_set_t2,\n    (SELECT hex(count_min_sketch(t2d, 0.5d, 0.5d, 1)) FROM t2 WHERE t2a = t1a) collect_set_t2\nFROM t1": WHY.repeatedOutputName,
+    "SELECT t1c, (SELECT t1c) FROM t1": WHY.correlatedScalarNoFrom,
+    "SELECT t1c, (SELECT t1c WHERE t1c = 8) FROM t1": WHY.correlatedScalarNoFrom,
+    "SELECT t1c, t1d, (SELECT c + d FROM (SELECT t1c AS c, t1d AS d)) FROM t1": WHY.correlatedScalarShape,
+    "SELECT t1c, (SELECT SUM(c) FROM (SELECT t1c AS c)) FROM t1": WHY.correlatedScalarShape,
+    "SELECT t1a, (SELECT SUM(t2b) FROM t2 JOIN (SELECT t1a AS a) ON t2a = a) FROM t1": WHY.correlatedScalarShape,
+    "SELECT c1, (WITH t AS (SELECT 1 AS a) SELECT a + c1 FROM t) FROM t1": WHY.correlatedScalarShape,
+    "SELECT c1, (WITH t AS (SELECT * FROM t2 WHERE c1 = t1.c1) SELECT SUM(c2) FROM t) FROM t1": WHY.correlatedScalarShape,
+    "SELECT c1, (\n    WITH t3 AS (SELECT c1 + 1 AS c1, c2 + 1 AS c2 FROM t2),\n    t4 AS (SELECT * FROM t3 WHERE t1.c1 = c1)\n    SELECT SUM(c2) FROM t4\n) FROM t1": WHY.correlatedScalarShape,
+    "SELECT c1, (\n    WITH t AS (SELECT * FROM t2)\n    SELECT SUM(c2) FROM (SELECT c1, c2 FROM t UNION SELECT c2, c1 FROM t) r(c1, c2)\n    WHERE c1 = t1.c1\n) FROM t1": WHY.correlatedScalarShape,
+    "WITH v AS (SELECT * FROM t2)\nSELECT * FROM t1 WHERE c1 > (\n    WITH t AS (SELECT * FROM t2)\n    SELECT COUNT(*) FROM v WHERE c1 = t1.c1 AND c1 > (SELECT SUM(c2) FROM t WHERE c1 = v.c1)\n)": WHY.correlatedScalarShape,
+    "WITH\nv1 AS (SELECT c1, c2, rand(0) c3 FROM t1),\nv2 AS (SELECT c1, c2, rand(0) c4 FROM v1 WHERE c3 IN (SELECT c3 FROM v1))\nSELECT c1, (\n    WITH v3 AS (SELECT c1, c2, rand(0) c5 FROM t2)\n    SELECT COUNT(*) FROM (\n        SELECT * FROM v2 WHERE c1 > 0\n        UNION SELECT * FROM v2 WHERE c2 > 0\n        UNION SELECT * FROM v3 WHERE c2 > 0\n    ) WHERE c1 = v1.c1\n) FROM v1": WHY.correlatedScalarShape,
+    "SELECT c, (\n    SELECT count(*)\n    FROM (VALUES ('ab'), ('abc'), ('bc')) t2(c)\n    WHERE t1.c = substring(t2.c, 1, 1)\n) FROM (VALUES ('a'), ('b')) t1(c)": WHY.correlatedScalarShape,
+    "SELECT c, (\n    SELECT count(*)\n    FROM (VALUES (0, 6), (1, 5), (2, 4), (3, 3)) t1(a, b)\n    WHERE a + b = c\n) FROM (VALUES (6)) t2(c)": WHY.correlatedScalarShape,
+    "WITH t AS (SELECT 1 AS a)\nSELECT c1, (SELECT a FROM t WHERE a = c1) FROM t1": WHY.correlatedScalarNotAggregated,
+    "SELECT (SELECT a FROM (SELECT 1 AS a UNION ALL SELECT 2 AS a) t) AS b": WHY.multiValueSubqueryClass,
+    "SELECT students.name, exams.course\nFROM students, exams\nWHERE students.id = exams.sid\n  AND (students.major = 'CS' OR students.major = 'Games Eng')\n  AND exams.grade >= (\n        SELECT avg(exams.grade) + 1\n        FROM exams\n        WHERE students.id = exams.sid\n           OR (exams.curriculum = students.major AND students.year > exams.date))": WHY.correlatedNonEquality,
+    "SELECT (SELECT min(c2) FROM t2 WHERE t1.c1 > t2.c1) FROM t1": WHY.correlatedNonEquality,
+    "SELECT (SELECT min(c2) FROM t2 WHERE t1.c1 >= t2.c1 AND t1.c2 < t2.c2) FROM t1": WHY.correlatedNonEquality,
+    "SELECT (SELECT count(*) FROM t2 WHERE t1.c1 > t2.c1) FROM t1": WHY.correlatedNonEquality,
+  },
+  "simple-in": {},
 };
 
 for (const file of FILES) {

@@ -99,6 +99,8 @@ function leadingComments(sql: string): number {
 
 /** A view's SELECT: `VALUES …` selected from, a SELECT of no table over one row, the column list as the columns' names. */
 function viewSelect(name: string, columns: string | undefined, body: string): string {
+  // `AS (VALUES …)`: the query in brackets is the query.
+  if (/^\s*\(/.test(body) && topLevel(body).trim() === '') body = body.trim().slice(1, -1);
   let select = /^\s*values\b/i.test(body) ? `SELECT * FROM ${body}` : body;
   // Spark's SELECT without FROM reads its one-row relation; Weir's needs a table to read.
   if (!/\bfrom\b/i.test(topLevel(select))) select = `${select} FROM VALUES (0) AS one_row(one_row)`;
