@@ -197,6 +197,14 @@ describe("NOT IN and [NOT] EXISTS over a static table (Spark's RewritePredicateS
     expect((await run(sql)).rows).toEqual(['1:5']);
   });
 
+  it('in the select list, EXISTS and IN are the counts of the rows that decide them (an existence join): true, false or NULL', async () => {
+    // codes holds 5, 12 and a NULL code: 6 is NULL there (not found beside a NULL), a NULL k too.
+    expect((await run('SELECT e.id, e.k IN (SELECT code FROM codes) AS label FROM events e')).rows).toEqual(['1:true', '2:true', '3:null', '4:null']);
+    expect((await run('SELECT e.id, e.k NOT IN (SELECT code FROM codes WHERE code IS NOT NULL) AS label FROM events e')).rows).toEqual(['1:false', '2:false', '3:true', '4:null']);
+    expect((await run('SELECT e.id, EXISTS (SELECT 1 FROM codes c WHERE c.code = e.k AND c.price > 2) AS label FROM events e')).rows).toEqual(['1:false', '2:true', '3:false', '4:false']);
+    expect((await run('SELECT e.id, e.s AS label FROM events e WHERE e.id = 4 OR EXISTS (SELECT 1 FROM codes c WHERE c.code = e.k)')).rows).toEqual(['1:5', '2:12', '4:null']);
+  });
+
   it('a correlated IN joins on the value and the WHERE; NOT IN keeps a row no WHERE pair compares equal or NULL', async () => {
     // Code 5 costs 1.5 (event 1's 1.50), code 12 costs 2.5001 (event 2's 2.50); event 3's k has no code, event 4's is NULL.
     expect((await run('SELECT e.id, e.s AS label FROM events e WHERE e.amt IN (SELECT c.price FROM codes c WHERE c.code = e.k)')).rows).toEqual(['1:5']);

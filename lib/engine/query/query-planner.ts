@@ -585,6 +585,8 @@ class QueryPlanner {
     }
     if (where && child.kind === 'Join') ({ child, where } = this.commaJoinConditions(child, where));
     if (where) ({ child, where } = this.predicateSubqueryAsJoin(child, where));
+    items = items.map((i) => this.predicateSubqueriesAsCounts(i));
+    if (where) where = this.predicateSubqueriesAsCounts(where);
     ({ child, items, where } = this.correlatedScalarSubqueriesAsJoins(child, items, where));
     const lateralViews: Extract<UnresolvedPlan, { kind: 'Generate' }>[] = [];
     while (child.kind === 'Generate') {
@@ -988,6 +990,46 @@ class QueryPlanner {
       else rest.push(c);
     }
     return { child: joined, where: rest.length ? conjunctionOf(rest) : undefined };
+  }
+
+  /**
+   * [NOT] EXISTS and IN subqueries outside WHERE's conjuncts (the select list, under an OR), which
+   * Spark's RewritePredicateSubquery makes an existence join: here the counts of the subquery's
+   * rows that decide it, scalar subqueries (correlated ones joined as RewriteCorrelatedScalarSubquery
+   * joins them, a count over no rows 0). EXISTS is count(*) > 0; `x IN (SELECT c …)` is true where
+   * a row has c = x, else NULL where x is NULL and there is a row or a row's c is NULL, else false.
+   * A subquery of another shape than `SELECT … FROM … [WHERE …]` is left as it is, and refused.
+   */
+  private predicateSubqueriesAsCounts(e: Expression): Expression {
+    const pos = e.pos;
+    const literal = (value: bigint | boolean | null, dataType: DataType): Expression => ({ kind: 'Literal', value, dataType, pos });
+    // (SELECT count(*) FROM <its FROM> WHERE <its WHERE> [AND extra]) > 0
+    // DISTINCT changes no count's being above 0.
+    const rows = (q: UnresolvedPlan): UnresolvedPlan => (q.kind === 'Distinct' ? q.child : q);
+    const any = (q0: UnresolvedPlan, extra?: Expression): Expression | undefined => {
+      const q = rows(q0);
+      // Over a stream it stays the subquery it is, refused as such.
+      if (q.kind !== 'Project' || q.child.kind === 'OneRowRelation' || !this.readsNoStream(q, this.ctes)) return undefined;
+      const where = q.child.kind === 'Filter' ? q.child.condition : undefined;
+      const from = q.child.kind === 'Filter' ? q.child.child : q.child;
+      const condition = where && extra ? conjunctionOf([where, extra]) : where ?? extra;
+      const count: Expression = { kind: 'UnresolvedFunction', nameParts: ['count'], arguments: [literal(1n, IntegerType)], isDistinct: false, pos };
+      const plan: UnresolvedPlan = { kind: 'Project', projectList: [count], child: condition ? { kind: 'Filter', condition, child: from, pos } : from, pos };
+      return { kind: 'BinaryOperator', op: 'GreaterThan', left: { kind: 'ScalarSubquery', plan, pos }, right: literal(0n, LongType), pos };
+    };
+    return mapExpression(e, (x) => {
+      if (x.kind === 'Exists') return any(x.plan);
+      const query = x.kind === 'InSubquery' ? rows(x.query) : undefined;
+      if (x.kind !== 'InSubquery' || x.values.length !== 1 || query?.kind !== 'Project' || !oneColumn(query)) return undefined;
+      const item = query.projectList[0].kind === 'Alias' ? query.projectList[0].child : query.projectList[0];
+      const value = x.values[0];
+      const matched = any(query, { kind: 'BinaryOperator', op: 'EqualTo', left: item, right: value, pos });
+      const some = any(query);
+      const nullItem = any(query, { kind: 'IsNull', child: item, pos });
+      if (!matched || !some || !nullItem) return undefined;
+      const unknown: Expression = { kind: 'BinaryOperator', op: 'Or', left: { kind: 'BinaryOperator', op: 'And', left: { kind: 'IsNull', child: value, pos }, right: some, pos }, right: nullItem, pos };
+      return { kind: 'CaseWhen', branches: [[matched, literal(true, BooleanType)], [unknown, literal(null, BooleanType)]], elseValue: literal(false, BooleanType), pos };
+    });
   }
 
   /**

@@ -76,7 +76,6 @@ const WHY = {
   extractErrorClass: "this copy's Spark (3.0 preview) printed the AnalysisException without an error class; Weir refuses the query with Spark 3.4+'s class (INVALID_EXTRACT_FIELD, NON_FOLDABLE_ARGUMENT)",
   mixedIntervalUnits: "an interval literal of year-month and day-time units together is Spark 3.0's CalendarInterval; Spark 3.2+ (ANSI intervals) refuses it (_LEGACY_ERROR_TEMP_0029: cannot mix year-month and day-time fields), as Weir does, so the view and every query of it fail",
   missingGroupByLegacyClass: "refused with MISSING_GROUP_BY, the class a later Spark gives a column beside an aggregate without GROUP BY (its group-by.sql.out: SELECT a, COUNT(b) FROM testData); this copy's Spark gave _LEGACY_ERROR_TEMP_2422",
-  subqueryInExpression: "an EXISTS or IN subquery inside an aggregate's FILTER is refused: Weir runs a subquery in an expression only as WHERE <column> IN (SELECT …) over a static table (a LEFT SEMI join), not in another expression",
   groupByWithKeyword: "GROUP BY WITH ROLLUP (no grouping expression): Spark's parser reads WITH, a non-reserved word with ANSI off, as a column and fails to resolve it (UNRESOLVED_COLUMN); Weir's parser refuses the text (PARSE_SYNTAX_ERROR): both refuse it",
   xmlDataSource: "from_xml, schema_of_xml and to_xml (Spark 4's functions of its XML data source) are not supported: Weir refuses them as unknown functions (UNRESOLVED_ROUTINE); its XML functions are the XPath ones (xpath, xpath_string, …)",
   csvBinaryOutputStyle: "to_csv writes a BINARY field as its base64 text with padding: Weir's SQL has no spark.sql.binaryOutputStyle, which this file sets, and Spark 4's CSV writer (UnivocityGenerator) formats a BINARY by it as the printed result does",
@@ -231,10 +230,6 @@ const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> 
   },
   "group-by-filter": {
     "SELECT a, COUNT(b) FILTER (WHERE a >= 2) FROM testData": WHY.missingGroupByLegacyClass,
-    "SELECT emp.dept_id,\n       avg(salary),\n       avg(salary) FILTER (WHERE EXISTS (SELECT state\n               FROM dept\n               WHERE dept.dept_id = emp.dept_id))\nFROM emp\nGROUP BY dept_id": WHY.subqueryInExpression,
-    "SELECT emp.dept_id, \n       Sum(salary),\n       Sum(salary) FILTER (WHERE NOT EXISTS (SELECT state \n                   FROM dept \n                   WHERE dept.dept_id = emp.dept_id))\nFROM emp \nGROUP BY dept_id": WHY.subqueryInExpression,
-    "SELECT emp.dept_id, \n       avg(salary),\n       avg(salary) FILTER (WHERE emp.dept_id IN (SELECT DISTINCT dept_id\n               FROM dept))\nFROM emp \nGROUP BY dept_id": WHY.subqueryInExpression,
-    "SELECT emp.dept_id, \n       Sum(salary),\n       Sum(salary) FILTER (WHERE emp.dept_id NOT IN (SELECT DISTINCT dept_id\n               FROM dept))\nFROM emp \nGROUP BY dept_id": WHY.subqueryInExpression,
   },
   "group-by-ordinal": {},
   grouping_set: {
