@@ -205,6 +205,11 @@ describe("NOT IN and [NOT] EXISTS over a static table (Spark's RewritePredicateS
     expect((await run('SELECT e.id, e.s AS label FROM events e WHERE e.id = 4 OR EXISTS (SELECT 1 FROM codes c WHERE c.code = e.k)')).rows).toEqual(['1:5', '2:12', '4:null']);
   });
 
+  it('a correlated scalar subquery without FROM is the stream row\'s value, NULL where its WHERE is not true', async () => {
+    expect((await run('SELECT e.id, (SELECT e.s) AS label FROM events e')).rows).toEqual(['1:5', '2:12', '3:five', '4:null']);
+    expect((await run('SELECT e.id, (SELECT upper(s) WHERE k > 5) AS label FROM events e')).rows).toEqual(['1:null', '2:12', '3:FIVE', '4:null']);
+  });
+
   it('a correlated IN joins on the value and the WHERE; NOT IN keeps a row no WHERE pair compares equal or NULL', async () => {
     // Code 5 costs 1.5 (event 1's 1.50), code 12 costs 2.5001 (event 2's 2.50); event 3's k has no code, event 4's is NULL.
     expect((await run('SELECT e.id, e.s AS label FROM events e WHERE e.amt IN (SELECT c.price FROM codes c WHERE c.code = e.k)')).rows).toEqual(['1:5']);

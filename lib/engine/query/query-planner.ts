@@ -196,6 +196,30 @@ function namedRelation(u: UnresolvedPlan): { table: string; qualifier: string } 
   return { table, qualifier: alias ?? table };
 }
 
+/**
+ * A correlated scalar subquery without FROM (`(SELECT t1c)`, `(SELECT t1c + 1 WHERE t1c > 8)`):
+ * Spark's reads its one-row relation, so it is the outer row's value, NULL where its WHERE is
+ * not true; its names are all the outer query's (listed, as Spark names its column). Undefined
+ * for another subquery, one that reads no column (an uncorrelated one) or aggregates.
+ */
+function outerRowSubquery(u: UnresolvedPlan): { value: Expression; outer: string[] } | undefined {
+  if (u.kind !== 'Project' || u.projectList.length !== 1 || u.projectList[0].kind === 'UnresolvedStar') return undefined;
+  const where = u.child.kind === 'Filter' && u.child.child.kind === 'OneRowRelation' ? u.child.condition : undefined;
+  if (!where && u.child.kind !== 'OneRowRelation') return undefined;
+  const item = u.projectList[0].kind === 'Alias' ? u.projectList[0].child : u.projectList[0];
+  if (containsAggregate(item) || (where && containsAggregate(where))) return undefined;
+  const outer: string[] = [];
+  for (const e of where ? [item, where] : [item]) {
+    someExpression(e, (x) => {
+      if (x.kind === 'UnresolvedAttribute') outer.push(x.nameParts[x.nameParts.length - 1]);
+      return x.kind === 'ScalarSubquery' || x.kind === 'Exists' || x.kind === 'InSubquery';
+    });
+  }
+  if (outer.length === 0) return undefined;
+  const value: Expression = where ? { kind: 'CaseWhen', branches: [[where, item]], pos: u.pos } : item;
+  return { value, outer };
+}
+
 /** The prefix of the joins (and their columns) correlated scalar subqueries are rewritten to, hidden from `*`. */
 const HIDDEN_SCALAR_SUBQUERY = '__scalar_subquery';
 
@@ -1047,6 +1071,8 @@ class QueryPlanner {
     let joined = child;
     const rewrite = (e: Expression): Expression => mapExpression(e, (x) => {
       if (x.kind !== 'ScalarSubquery') return undefined;
+      const oneRow = outerRowSubquery(x.plan);
+      if (oneRow) return oneRow.value;
       const r = this.correlatedScalarSubquery(x.plan, outer, x.pos);
       if (!r) return undefined;
       const name = `${HIDDEN_SCALAR_SUBQUERY}${this.correlatedIds++}`;
@@ -1073,6 +1099,8 @@ class QueryPlanner {
     const named = items.map((item) => {
       const before = joined;
       const out = rewrite(item);
+      const oneRow = item.kind === 'ScalarSubquery' ? outerRowSubquery(item.plan) : undefined;
+      if (oneRow) return { kind: 'Alias', child: out, name: `scalarsubquery(${oneRow.outer.join(', ')})`, pos: item.pos } as Expression;
       if (item.kind !== 'ScalarSubquery' || joined === before) return out;
       return { kind: 'Alias', child: out, name: `scalarsubquery(${this.correlatedScalarSubquery(item.plan, outer, item.pos)!.keys.map((k) => expressionSql(k.outer).split('.').pop()).join(', ')})`, pos: item.pos } as Expression;
     });
