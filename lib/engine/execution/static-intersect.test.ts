@@ -42,7 +42,7 @@ describe('INTERSECT of two static queries, as DuckDB runs it over one batch', ()
     await expect(weir('SELECT e.id FROM events e JOIN (SELECT weight AS w FROM regions INTERSECT SELECT tags FROM regions) x ON e.amount = x.w')).rejects.toThrow(
       '[INCOMPATIBLE_COLUMN_TYPE] INTERSECT can only be performed on tables with compatible column types. The first column of the second table is "ARRAY<STRING>" type which is not compatible with "INT" at the same column of the first table..');
     await expect(weir('SELECT e.id FROM events e JOIN (SELECT weight AS w FROM regions INTERSECT SELECT weight, tags FROM regions) x ON e.amount = x.w')).rejects.toThrow(
-      '[NUM_COLUMNS_MISMATCH] INTERSECT can only be performed on inputs with the same number of columns, but the first input has 1 columns and the second input has 2 columns.');
+      '[NUM_COLUMNS_MISMATCH] INTERSECT can only be performed on inputs with the same number of columns, but the first input has 1 columns and the second input has 2 columns. Select as many columns in each query (NULL AS <name> for one a query lacks).');
   });
 
   it('is refused where Spark refuses it: a stream on either side', () => {
@@ -88,7 +88,7 @@ describe('INTERSECT ALL and EXCEPT ALL of two static queries, as DuckDB runs the
     await expect(weir('SELECT e.id FROM events e JOIN (SELECT weight AS w FROM regions EXCEPT ALL SELECT tags FROM regions) x ON e.amount = x.w')).rejects.toThrow(
       '[INCOMPATIBLE_COLUMN_TYPE] EXCEPT ALL can only be performed on tables with compatible column types. The first column of the second table is "ARRAY<STRING>" type which is not compatible with "INT" at the same column of the first table..');
     await expect(weir('SELECT e.id FROM events e JOIN (SELECT weight AS w FROM regions INTERSECT ALL SELECT weight, tags FROM regions) x ON e.amount = x.w')).rejects.toThrow(
-      '[NUM_COLUMNS_MISMATCH] INTERSECT ALL can only be performed on inputs with the same number of columns, but the first input has 1 columns and the second input has 2 columns.');
+      '[NUM_COLUMNS_MISMATCH] INTERSECT ALL can only be performed on inputs with the same number of columns, but the first input has 1 columns and the second input has 2 columns. Select as many columns in each query (NULL AS <name> for one a query lacks).');
     // A map has no equality (Spark's CheckAnalysis), in the ALL forms and the DISTINCT ones.
     for (const op of ['INTERSECT ALL', 'EXCEPT ALL', 'INTERSECT', 'EXCEPT']) {
       await expect(weir(`SELECT e.id FROM events e JOIN (SELECT region, map(region, weight) AS m FROM regions ${op} SELECT region, map(region, weight) FROM regions) x ON e.region = x.region`)).rejects.toThrow(

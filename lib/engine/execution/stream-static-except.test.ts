@@ -88,7 +88,7 @@ describe('EXCEPT of a stream and a static table over several batches', () => {
     expect(errorOf('SELECT k FROM events EXCEPT SELECT k FROM known', 'complete')).toBe(
       '[_LEGACY_ERROR_TEMP_3102] Complete output mode not supported when there are no streaming aggregations on streaming DataFrames/Datasets');
     expect(errorOf('SELECT k FROM events EXCEPT SELECT k, ts FROM known')).toBe(
-      '[NUM_COLUMNS_MISMATCH] EXCEPT can only be performed on inputs with the same number of columns, but the first input has 1 columns and the second input has 2 columns. (line 1, column 22)');
+      '[NUM_COLUMNS_MISMATCH] EXCEPT can only be performed on inputs with the same number of columns, but the first input has 1 columns and the second input has 2 columns. Select as many columns in each query (NULL AS <name> for one a query lacks). (line 1, column 22)');
     // Without the event time among the columns nothing bounds the aggregation: Spark fails it at
     // the first batch, Weir before it.
     expect(errorOf('SELECT k FROM events EXCEPT SELECT k FROM known', 'append')).toBe(

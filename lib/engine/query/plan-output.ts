@@ -81,6 +81,16 @@ export function incompatibleColumnType(operator: string, column: number, table: 
 }
 
 /**
+ * Spark's NUM_COLUMNS_MISMATCH of a set operation (CheckAnalysis): its `input`th input (from 0,
+ * the first's never) has `count` columns where the first has `first`.
+ */
+export function numColumnsMismatch(operator: string, first: number, input: number, count: number, pos: SqlPosition | undefined): SqlValidationError {
+  return new SqlValidationError(
+    `[NUM_COLUMNS_MISMATCH] ${operator} can only be performed on inputs with the same number of columns, but the first input has ${first} columns and the ${ordinalNumber(input)} input has ${count} columns. Select as many columns in each query (NULL AS <name> for one a query lacks).`,
+    pos, operator, 'NUM_COLUMNS_MISMATCH');
+}
+
+/**
  * UNION ALL's output: each column widened to one type for every branch (Spark's
  * WidenSetOperationTypes), named as the first branch's. `widened[i]`, for a column some branch
  * must convert, says the type and how each branch reads its value as that type (the analysis
@@ -88,11 +98,9 @@ export function incompatibleColumnType(operator: string, column: number, table: 
  */
 export function unionOutput(branches: readonly Schema[], pos: SqlPosition | undefined): { output: Schema; widened: ({ type: TypeInfo; read: Evaluator[] } | undefined)[] } {
   const [first, ...rest] = branches;
-  for (const b of rest) {
-    if (b.length !== first.length) {
-      throw new SqlValidationError(`UNION ALL can only be performed on inputs with the same number of columns, but the first has ${first.length} and another ${b.length}`, pos, 'UNION');
-    }
-  }
+  rest.forEach((b, i) => {
+    if (b.length !== first.length) throw numColumnsMismatch('UNION', first.length, i + 1, b.length, pos);
+  });
   const widened: ({ type: TypeInfo; read: Evaluator[] } | undefined)[] = [];
   const output: Schema = first.map((f, i) => {
     const column = branches.map((b) => b[i]);

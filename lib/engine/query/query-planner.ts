@@ -33,7 +33,7 @@ import { buildStreamStaticJoin, tableOrViewNotFound } from './join-planner';
 import { planPivot } from './pivot-planner';
 import { planUnpivot } from './unpivot-planner';
 import { notSupportedYet, offsetToPosition, SqlValidationError } from './sql-error';
-import { incompatibleColumnType } from './plan-output';
+import { incompatibleColumnType, numColumnsMismatch } from './plan-output';
 import { positionalArguments } from './named-arguments';
 import { checkSqlLimits, tooDeep } from './sql-limits';
 import { timeWindowIn, WINDOW_COLUMN, windowInsideAnItem, withWindowColumn } from './time-windowing';
@@ -401,11 +401,7 @@ class QueryPlanner {
     const operator = u.isAll ? `${op} ALL` : op;
     const left = this.resolved(this.plan(u.left, ctes)).output;
     const right = this.resolved(this.withStaticLeaves(() => this.plan(u.right, ctes))).output;
-    if (left.length !== right.length) {
-      throw new SqlValidationError(
-        `[NUM_COLUMNS_MISMATCH] ${operator} can only be performed on inputs with the same number of columns, but the first input has ${left.length} columns and the second input has ${right.length} columns.`,
-        position, operator, 'NUM_COLUMNS_MISMATCH');
-    }
+    if (left.length !== right.length) throw numColumnsMismatch(operator, left.length, 1, right.length, position);
     // Spark's WidenSetOperationTypes: each column pair of one type.
     const widened = left.map((f, i): TypeInfo | undefined => {
       const g = right[i];
