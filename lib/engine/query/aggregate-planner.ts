@@ -44,6 +44,16 @@ const isAggregateCall = (e: Expression): e is Call =>
  */
 export const containsAggregate = (e: Expression): boolean => someExpression(e, isAggregateCall, (x) => x.kind !== 'UnresolvedWindowExpression');
 
+/** Spark's checkValidAggregateExpression: a column read outside every aggregate function. */
+export function columnOutsideAggregate(e: Expression): Expression | undefined {
+  let found: Expression | undefined;
+  someExpression(e, (x) => {
+    if (x.kind === 'UnresolvedAttribute') found = x;
+    return found !== undefined;
+  }, (x) => !isAggregateCall(x));
+  return found;
+}
+
 /** A select list, GROUP BY, HAVING and DISTINCT of one SELECT, as the front end parsed them. */
 export interface AggregationClauses {
   items: readonly Expression[];
@@ -512,7 +522,8 @@ function groupByAll(c: AggregationClauses, childSchema: Schema): Expression[] | 
   if (rest.length > 0 || only?.kind !== 'UnresolvedAttribute' || only.nameParts.length !== 1 || only.nameParts[0].toLowerCase() !== 'all') return undefined;
   if (childSchema.some((f) => f.name.toLowerCase() === 'all')) return undefined;
   const keys = c.items.filter((i) => !containsAggregate(i)).map((i) => unaliased(i).expr);
-  if (keys.length === 0 && c.items.some((i) => someExpression(i, (x) => x.kind === 'UnresolvedAttribute'))) {
+  // No keys and no column outside an aggregate (`count(id)`): a global aggregation.
+  if (keys.length === 0 && c.items.some((i) => columnOutsideAggregate(i))) {
     throw new SqlValidationError(
       '[UNRESOLVED_ALL_IN_GROUP_BY] Cannot infer grouping columns for GROUP BY ALL based on the select clause. Please explicitly specify the grouping columns.',
       lineColumn(only.pos),

@@ -25,6 +25,7 @@ import { compileExpression, expressionType, implicitCastExpr } from './expressio
 import { lineColumn } from './expression-builder';
 import { isOrderable, typeOfField, typeText, type TypeInfo } from './data-types';
 import { isAggregateFunctionName } from './aggregate-functions';
+import { columnOutsideAggregate } from './aggregate-planner';
 import type { LogicalPlan } from './logical-plan';
 import { BooleanType, NullType } from './parser/data-type';
 import { parseDataType } from './parser/data-type-parser';
@@ -46,16 +47,6 @@ export interface PivotInput extends UnpivotInput {
 
 /** The types ResolvePivot's PivotFirst stores, for which it plans two aggregations. */
 const pivotFirstType = (t: TypeInfo) => t.type === 'boolean' || t.type === 'long' || t.type === 'double' || t.type === 'decimal';
-
-/** Spark's checkValidAggregateExpression: a column read outside every aggregate function. */
-function columnOutsideAggregate(e: Expression): Expression | undefined {
-  let found: Expression | undefined;
-  someExpression(e, (x) => {
-    if (x.kind === 'UnresolvedAttribute') found = x;
-    return found !== undefined;
-  }, (x) => !(x.kind === 'UnresolvedFunction' && x.nameParts.length === 1 && isAggregateFunctionName(x.nameParts[0])));
-  return found;
-}
 
 const call = (name: string, args: Expression[], pos: Position): Expression => ({ kind: 'UnresolvedFunction', nameParts: [name], arguments: args, isDistinct: false, pos });
 const column = (name: string, pos: Position): Expression => ({ kind: 'UnresolvedAttribute', nameParts: [name], exact: true, pos });

@@ -134,6 +134,8 @@ describe("Spark's grammar, end to end", () => {
     expect(q.explain).toContain('Project [key, upper(topic) AS t, count(*) AS c, (sum(n) + 1) AS s]');
     // Only aggregates: one global group, as Spark's.
     expect(await runComplete('SELECT count(*) AS c FROM events GROUP BY ALL')).toEqual([{ c: 3 }]);
+    // A column read inside an aggregate's argument is no key either (ResolveGroupByAll's global aggregate).
+    expect(await runComplete('SELECT count(n) * 3 AS c FROM events GROUP BY ALL')).toEqual([{ c: 9 }]);
     // A column named all is grouped by, as Spark resolves the name first.
     const withAll = { ...rel, schema: [...SCHEMA, { name: 'all', type: 'long' as const }] };
     expect(compileStreamingQuery('SELECT `all`, count(*) AS c FROM events GROUP BY all', withAll, { outputMode: 'complete' }).explain).toContain('Aggregate [all], [count(*)]');
