@@ -54,6 +54,10 @@ describe('the static side as a batch plan (Spark runs any batch plan there)', ()
   it('UNION ALL and UNION of static tables', async () => {
     await same('SELECT e.id, u.src FROM events e JOIN (SELECT region, \'r\' AS src FROM regions UNION ALL SELECT region, \'b\' AS src FROM blocked) u ON e.region = u.region');
     await same('SELECT e.id FROM events e JOIN (SELECT region FROM regions UNION SELECT region FROM blocked) u ON e.region = u.region');
+    // ORDER BY after a set operation sorts its output, by a column's name, position or ALL (Spark 4's ResolveOrderByAll).
+    await same('SELECT e.id, u.region FROM events e JOIN (SELECT region FROM regions UNION SELECT region FROM blocked ORDER BY region DESC LIMIT 2) u ON e.region = u.region');
+    await same('SELECT e.id, u.region FROM events e JOIN (SELECT region FROM regions UNION ALL SELECT region FROM blocked ORDER BY 1 DESC LIMIT 3) u ON e.region = u.region');
+    await same('SELECT e.id, u.region FROM events e JOIN (SELECT region, weight FROM regions UNION SELECT region, 0 FROM blocked ORDER BY ALL DESC LIMIT 3) u ON e.region = u.region');
   });
 
   it('a join of two static tables (inner, left, and a CTE over it)', async () => {

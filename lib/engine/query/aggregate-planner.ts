@@ -601,7 +601,8 @@ function sortsOutputColumn(e: Expression, out: readonly string[]): string | unde
 }
 
 /**
- * ORDER BY and LIMIT over the query's output (a Project): ORDER BY may name output columns or
+ * ORDER BY and LIMIT over the query's output (a Project, or `output`, the names of another
+ * plan's columns: a set operation's): ORDER BY may name output columns or
  * their 1-based positions. Whether the shape is legal for the output mode is the analyzer's
  * call (Spark: sorting only after an aggregation in Complete mode; no limit in Update mode).
  */
@@ -609,8 +610,9 @@ export function buildSortAndLimit(
   plan: LogicalPlan,
   sort: SortClause | undefined,
   limit: { expr: Expression; pos: Position } | undefined,
+  output: readonly string[] = [],
 ): LogicalPlan {
-  const out = plan.kind === 'Project' ? plan.list.map((n) => n.name) : [];
+  const out = plan.kind === 'Project' ? plan.list.map((n) => n.name) : output;
   if (sort) {
     const pos = lineColumn(sort.pos);
     const order = orderByAll(sort, out).order.map((o) => {

@@ -325,7 +325,11 @@ class QueryPlanner {
         // A batch plan's ORDER BY may sort on a column it does not select (Spark's
         // ResolveMissingReferences); a stream's names output columns only (buildSortAndLimit).
         else if (sort && inner.kind === 'Project' && this.staticLeaves && this.readsStaticTablesOnly(inner, ctes)) planned = buildSortAndLimit(this.select(inner, ctes, sort), undefined, limit);
-        else planned = buildSortAndLimit(this.plan(inner, ctes), sort, limit);
+        else {
+          const p = this.plan(inner, ctes);
+          // A set operation's ORDER BY names (or numbers) its output's columns, the first query's.
+          planned = buildSortAndLimit(p, sort, limit, sort && p.kind !== 'Project' ? this.resolved(p).output.map((f) => f.name) : []);
+        }
         return repartition ? this.repartitioned(repartition, planned) : planned;
       }
       case 'RepartitionByExpression':
