@@ -21,7 +21,7 @@
 import { describe, expect, it } from 'vitest';
 import { goldenCases, sameColumnTypes, weirAnswer } from './testing/spark-golden-file';
 
-const FILES = ['array', 'arrayJoin', 'binary_base64', 'binary_basic', 'binary_hex', 'bitwise', 'booleanEquality', 'caseWhenCoercion', 'cast', 'ceil-floor-with-scale-param', 'comments', 'comparator', 'concat', 'conditional-functions', 'count', 'csv-functions', 'cte', 'cte-nested', 'date', 'date_part', 'datetime-formatting-invalid', 'datetime-parsing', 'datetime-parsing-invalid', 'datetime-special', 'decimalArithmeticOperations', 'elt', 'except', 'except-all', 'exists-basic', 'exists-outside-filter', 'extract', 'group-by', 'group-by-filter', 'group-by-ordinal', 'grouping_set', 'having', 'higher-order-functions', 'ifCoercion', 'ilike', 'implicitTypeCasts', 'in-basic', 'inConversion', 'inline-table', 'intersect-all', 'interval', 'json-functions', 'like-all', 'like-any', 'linear-regression', 'literals', 'map', 'mapZipWith', 'mask-functions', 'math', 'misc-functions', 'null-handling', 'null-propagation', 'operators', 'order-by-nulls-ordering', 'order-by-ordinal', 'percentiles', 'pivot', 'predicate-functions', 'random', 'regexp-functions', 'scalar-subquery-predicate', 'scalar-subquery-select', 'simple-in', 'sql-compatibility-functions', 'string-functions', 'struct', 'table-valued-functions', 'timestamp', 'timestamp-ntz', 'try_arithmetic', 'try_cast', 'try_datetime_functions', 'try_element_at', 'union', 'url-functions', 'widenSetOperationTypes', 'window', 'windowFrameCoercion', 'xml-functions'] as const;
+const FILES = ['array', 'arrayJoin', 'binary_base64', 'binary_basic', 'binary_hex', 'bitwise', 'booleanEquality', 'caseWhenCoercion', 'cast', 'ceil-floor-with-scale-param', 'comments', 'comparator', 'concat', 'conditional-functions', 'count', 'csv-functions', 'cte', 'cte-nested', 'date', 'date_part', 'datetime-formatting-invalid', 'datetime-parsing', 'datetime-parsing-invalid', 'datetime-special', 'decimalArithmeticOperations', 'elt', 'except', 'except-all', 'exists-basic', 'exists-outside-filter', 'extract', 'group-analytics', 'group-by', 'group-by-all', 'group-by-filter', 'group-by-ordinal', 'grouping_set', 'having', 'higher-order-functions', 'ifCoercion', 'ilike', 'implicitTypeCasts', 'in-basic', 'inConversion', 'inline-table', 'intersect-all', 'interval', 'json-functions', 'like-all', 'like-any', 'linear-regression', 'literals', 'map', 'mapZipWith', 'mask-functions', 'math', 'misc-functions', 'null-handling', 'null-propagation', 'operators', 'order-by-all', 'order-by-nulls-ordering', 'order-by-ordinal', 'percentiles', 'pivot', 'predicate-functions', 'random', 'regexp-functions', 'scalar-subquery-predicate', 'scalar-subquery-select', 'simple-in', 'sql-compatibility-functions', 'string-functions', 'struct', 'table-valued-functions', 'timestamp', 'timestamp-ntz', 'try_arithmetic', 'try_cast', 'try_datetime_functions', 'try_element_at', 'union', 'url-functions', 'widenSetOperationTypes', 'window', 'windowFrameCoercion', 'xml-functions'] as const;
 
 /** Why Weir answers otherwise. */
 const WHY = {
@@ -85,6 +85,7 @@ const WHY = {
   windowFrameNoErrorClass: "this copy's Spark (before 3.4) printed the AnalysisException without an error class; Weir refuses the frame with Spark 3.4+'s class: DATATYPE_MISMATCH.SPECIFIED_WINDOW_FRAME_UNACCEPTED_TYPE for the bound WindowFrameCoercion casts to a STRING, BINARY or BOOLEAN key, RANGE_FRAME_INVALID_TYPE for an INT bound beside a TIMESTAMP key",
   unionNoErrorClass: "refused with INCOMPATIBLE_COLUMN_TYPE, the class Spark 3.4+ gives; this copy's Spark (of 2.4's time) printed its message (Union can only be performed on tables with the compatible column types. …) without a class",
   complexKeyView: "the file's view various_maps holds maps keyed by arrays and structs (array_map1, struct_map1, …), which Weir refuses (map() keys must be of a simple type: Weir keys a map by its keys' text), so the view and every query over it fail; Spark builds them",
+  groupingNoErrorClass: "this copy's Spark (3.1) printed the exception's message without an error class; Weir refuses the query with Spark 3.4+'s class: _LEGACY_ERROR_TEMP_0051 (Empty set in ROLLUP/CUBE grouping sets is not supported), UNSUPPORTED_GROUPING_EXPRESSION (grouping() or grouping_id() without GROUPING SETS, CUBE or ROLLUP), UNRESOLVED_ROUTINE (CUBE(…) read as a call before GROUPING SETS)",
   dateStringCompare: "Spark 2.4's answer (a DATE beside a string compared as strings); Spark 3.0+ casts the string to a DATE, as Weir does",
 };
 
@@ -225,8 +226,21 @@ const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> 
     "SELECT k FROM tab3\nEXCEPT ALL\nSELECT k, v FROM tab4": WHY.setOperationNoClass,
   },
   extract: {},
+  "group-analytics": {
+    "SELECT course, year, SUM(earnings) FROM courseSales GROUP BY ROLLUP(course, year, (course, year), ()) ORDER BY course, year": WHY.groupingNoErrorClass,
+    "SELECT course, year, SUM(earnings) FROM courseSales GROUP BY CUBE(course, year, (course, year), ()) ORDER BY course, year": WHY.groupingNoErrorClass,
+    "SELECT course, year, GROUPING(course) FROM courseSales GROUP BY course, year": WHY.groupingNoErrorClass,
+    "SELECT course, year, GROUPING_ID(course, year) FROM courseSales GROUP BY course, year": WHY.groupingNoErrorClass,
+    "SELECT course, year FROM courseSales GROUP BY course, year HAVING GROUPING(course) > 0": WHY.groupingNoErrorClass,
+    "SELECT course, year FROM courseSales GROUP BY course, year HAVING GROUPING_ID(course) > 0": WHY.groupingNoErrorClass,
+    "SELECT course, year FROM courseSales GROUP BY course, year ORDER BY GROUPING(course)": WHY.groupingNoErrorClass,
+    "SELECT course, year FROM courseSales GROUP BY course, year ORDER BY GROUPING_ID(course)": WHY.groupingNoErrorClass,
+    "SELECT a, b, count(1) FROM testData GROUP BY CUBE(a, b), ROLLUP(a, b) GROUPING SETS(a, b)": WHY.groupingNoErrorClass,
+  },
   "group-by": {
     "SELECT SKEWNESS(a), KURTOSIS(a), MIN(a), MAX(a), AVG(a), VARIANCE(a), STDDEV(a), SUM(a), COUNT(a)\nFROM testData": WHY.momentMerge,
+  },
+  "group-by-all": {
   },
   "group-by-filter": {
     "SELECT a, COUNT(b) FILTER (WHERE a >= 2) FROM testData": WHY.missingGroupByLegacyClass,
@@ -549,6 +563,8 @@ const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> 
   "null-handling": {},
   "null-propagation": {},
   operators: {},
+  "order-by-all": {
+  },
   "order-by-nulls-ordering": {},
   "order-by-ordinal": {},
   percentiles: {
