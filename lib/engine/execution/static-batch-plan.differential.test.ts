@@ -60,6 +60,13 @@ describe('the static side as a batch plan (Spark runs any batch plan there)', ()
     await same('SELECT e.id, u.region FROM events e JOIN (SELECT region, weight FROM regions UNION SELECT region, 0 FROM blocked ORDER BY ALL DESC LIMIT 3) u ON e.region = u.region');
   });
 
+  it('NATURAL JOIN: USING the columns both sides name (Spark\'s ResolveNaturalAndUsingJoin)', async () => {
+    await same('SELECT id, region, weight FROM events NATURAL JOIN regions');
+    await same('SELECT id, region, weight FROM events NATURAL LEFT JOIN regions');
+    await same('SELECT e.id, x.weight, x.user FROM events e JOIN (SELECT * FROM regions NATURAL JOIN blocked) x ON e.region = x.region');
+    await same('SELECT e.id, x.weight, x.user FROM events e JOIN (SELECT * FROM regions NATURAL FULL JOIN blocked) x ON e.region = x.region');
+  });
+
   it('a join of two static tables (inner, left, and a CTE over it)', async () => {
     await same('SELECT e.id, x.weight, x.who FROM events e JOIN (SELECT r.region, r.weight, b.user AS who FROM regions r JOIN blocked b ON r.region = b.region) x ON e.region = x.region');
     await same('SELECT e.id, x.who FROM events e JOIN (SELECT r.region, b.user AS who FROM regions r LEFT JOIN blocked b ON r.region = b.region AND b.user <> \'ann\') x ON e.region = x.region');

@@ -268,7 +268,12 @@ export function buildStreamStaticJoin(
       pos, 'JOIN');
   }
   const joinType = STATIC_JOIN_TYPES[join.joinType];
-  if (!joinType || join.natural) throw notSupportedYet(join.natural ? `NATURAL ${JOIN_SQL[join.joinType]}` : JOIN_SQL[join.joinType], pos);
+  if (joinType && join.natural) {
+    const staticSchema = view?.schema ?? table.schema;
+    const [left, right] = streamIdx === 0 ? [streamSide.schema, staticSchema] : [staticSchema, streamSide.schema];
+    return buildStreamStaticJoin(naturalAsUsing(join, left, right), relations, statics, builder, planLeaf, staticJoins, standIn);
+  }
+  if (!joinType) throw notSupportedYet(JOIN_SQL[join.joinType], pos);
   // A semi or anti join outputs the left side's columns alone: the static table's are only read.
   // With the static table on the left, Spark's UnsupportedOperationChecker refuses it.
   const filtering = joinType === 'LeftSemi' || joinType === 'LeftAnti';
@@ -484,7 +489,20 @@ interface StaticJoinSide { side: JoinSide; table: StaticTableSpec }
  * (a LEFT ANTI join of the sides swapped), padded with NULLs for the left's columns, in one UNION
  * ALL: the rows of Spark's full outer join.
  */
+/**
+ * NATURAL JOIN as Spark's ResolveNaturalAndUsingJoin reads it: a USING join on the column names
+ * both sides have, in the left side's order; of none, a join without a condition.
+ */
+function naturalAsUsing(join: Join, left: Schema, right: Schema): Join {
+  const rightNames = new Set(right.map((f) => f.name.toLowerCase()));
+  const { natural: _natural, ...rest } = join;
+  const common = left.filter((f) => rightNames.has(f.name.toLowerCase())).map((f) => f.name);
+  return common.length ? { ...rest, usingColumns: common } : rest;
+}
+
 function buildStaticJoin(join: Join, [l, r]: [StaticJoinSide, StaticJoinSide], statics: StaticTableSpec[], builder: (scope: Scope) => ExpressionBuilder, planLeaf: JoinLeafPlanner | undefined): PlannedJoin {
+  const schemaOf = (s: StaticJoinSide) => s.side.view?.schema ?? s.table.schema;
+  if (join.natural) return buildStaticJoin(naturalAsUsing(join, schemaOf(l), schemaOf(r)), [l, r], statics, builder, planLeaf);
   if (join.joinType !== 'RightOuter' && join.joinType !== 'FullOuter') return leftStaticJoin(join, l, statics, builder, planLeaf);
   const swapped: Join = { ...join, left: join.right, right: join.left };
   const preserving = join.joinType === 'RightOuter' ? leftStaticJoin({ ...swapped, joinType: 'LeftOuter' }, r, statics, builder, planLeaf) : leftStaticJoin({ ...join, joinType: 'LeftOuter' }, l, statics, builder, planLeaf);
