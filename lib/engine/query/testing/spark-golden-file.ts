@@ -256,7 +256,8 @@ function errorAnswer(e: unknown): WeirAnswer {
  * reads), runs as `SELECT … FROM src` over a one-row stream. Weir refuses two output columns of
  * one name (a sink writes columns by name), where Spark's result may repeat one
  * (`SELECT null, Null`): such a query runs with its items aliased c1, c2, … so that their values
- * are still compared. A query that reads views runs as the static side of a join with that
+ * are still compared, as are those of a query over views (`SELECT nt1.k, nt2.k FROM …`), where
+ * no item is a star. A query that reads views runs as the static side of a join with that
  * stream (see the file's comment), as does one of tables of VALUES, of a table-valued function
  * (range(…), explode(…) in FROM) or a set operation of SELECTs; a view's own entry answers by
  * reading the view.
@@ -283,18 +284,36 @@ export async function weirAnswer(query: string, views: readonly GoldenView[] = [
   }
 }
 
+/**
+ * `SELECT a, b FROM …` with its select items aliased c1, c2, … (as a one-row query's are, for a
+ * repeated name); undefined where an item is a star, which no alias renames, or there is no FROM.
+ */
+function withAliasedItems(query: string): string | undefined {
+  const select = /^\s*select\s/i.exec(query);
+  const from = /\sfrom\s/i.exec(topLevel(query));
+  if (!select || !from) return undefined;
+  const items = selectItems(query.slice(select[0].length, from.index));
+  if (items.some((item) => /\*\s*$/.test(item))) return undefined;
+  return `SELECT ${items.map((item, i) => `${item} AS c${i + 1}`).join(', ')}${query.slice(from.index)}`;
+}
+
 /** The query over the views it reads: its rows printed one a line, sorted unless it orders them at its top level. */
 async function staticAnswer(query: string, views: readonly GoldenView[], binary?: BinaryOutputStyle): Promise<WeirAnswer> {
   const used = views.filter((v) => reads(query, v.name) || views.some((w) => w !== v && reads(w.sql, v.name)));
   const sql = query.replace(/;\s*$/, '');
   const ctes = used.map((v) => `${v.name} AS (${v.sql})`);
+  const run = (text: string) => selectStatic(text, ctes).catch(async (e: unknown) => {
+    // The engine joins two tables of static data only as static tables it loads, not as CTEs.
+    if (!/A join needs the stream/.test((e as Error).message)) throw e;
+    const tables: HeldTable[] = [];
+    for (const [i, v] of used.entries()) tables.push({ name: v.name, ...(await selectStatic(`SELECT * FROM ${v.name}`, ctes.slice(0, i + 1))) });
+    return selectStaticTables(text, tables);
+  });
   try {
-    const { rows, schema } = await selectStatic(sql, ctes).catch(async (e: unknown) => {
-      // The engine joins two tables of static data only as static tables it loads, not as CTEs.
-      if (!/A join needs the stream/.test((e as Error).message)) throw e;
-      const tables: HeldTable[] = [];
-      for (const [i, v] of used.entries()) tables.push({ name: v.name, ...(await selectStatic(`SELECT * FROM ${v.name}`, ctes.slice(0, i + 1))) });
-      return selectStaticTables(sql, tables);
+    const { rows, schema } = await run(sql).catch((e: unknown) => {
+      const aliased = /appears twice/.test((e as Error).message) && withAliasedItems(sql);
+      if (!aliased) throw e;
+      return run(aliased);
     });
     const lines = rows.map((row) => schema.map((f) => goldenPrinted(row[f.name], f, binary)).join('\t'));
     return { output: (/\border\s+by\b/i.test(topLevel(query)) ? lines : lines.sort()).join('\n'), schema };
