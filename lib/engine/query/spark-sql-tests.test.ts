@@ -21,7 +21,7 @@
 import { describe, expect, it } from 'vitest';
 import { goldenCases, sameColumnTypes, weirAnswer } from './testing/spark-golden-file';
 
-const FILES = ['array', 'arrayJoin', 'binary_base64', 'binary_basic', 'binary_hex', 'bitwise', 'booleanEquality', 'caseWhenCoercion', 'cast', 'ceil-floor-with-scale-param', 'comments', 'comparator', 'concat', 'conditional-functions', 'count', 'csv-functions', 'cte', 'cte-nested', 'date', 'date_part', 'datetime-formatting-invalid', 'datetime-parsing', 'datetime-parsing-invalid', 'datetime-special', 'decimalArithmeticOperations', 'elt', 'except', 'except-all', 'exists-basic', 'exists-outside-filter', 'extract', 'group-analytics', 'group-by', 'group-by-all', 'group-by-filter', 'group-by-ordinal', 'grouping_set', 'having', 'higher-order-functions', 'ifCoercion', 'ilike', 'implicitTypeCasts', 'in-basic', 'inConversion', 'inline-table', 'intersect-all', 'interval', 'json-functions', 'like-all', 'like-any', 'linear-regression', 'literals', 'map', 'mapZipWith', 'mask-functions', 'math', 'misc-functions', 'null-handling', 'null-propagation', 'operators', 'order-by-all', 'order-by-nulls-ordering', 'order-by-ordinal', 'percentiles', 'pivot', 'predicate-functions', 'random', 'regexp-functions', 'scalar-subquery-predicate', 'scalar-subquery-select', 'simple-in', 'sql-compatibility-functions', 'string-functions', 'struct', 'table-valued-functions', 'timestamp', 'timestamp-ntz', 'try_arithmetic', 'try_cast', 'try_datetime_functions', 'try_element_at', 'union', 'url-functions', 'widenSetOperationTypes', 'window', 'windowFrameCoercion', 'xml-functions'] as const;
+const FILES = ['array', 'arrayJoin', 'binary_base64', 'binary_basic', 'binary_hex', 'bitwise', 'booleanEquality', 'caseWhenCoercion', 'cast', 'ceil-floor-with-scale-param', 'comments', 'comparator', 'concat', 'conditional-functions', 'count', 'csv-functions', 'cte', 'cte-nested', 'date', 'date_part', 'datetime-formatting-invalid', 'datetime-parsing', 'datetime-parsing-invalid', 'datetime-special', 'decimalArithmeticOperations', 'elt', 'except', 'except-all', 'exists-basic', 'exists-outside-filter', 'extract', 'group-analytics', 'group-by', 'group-by-all', 'group-by-filter', 'group-by-ordinal', 'grouping_set', 'having', 'higher-order-functions', 'ifCoercion', 'ilike', 'implicitTypeCasts', 'in-basic', 'inConversion', 'inline-table', 'intersect-all', 'interval', 'json-functions', 'like-all', 'like-any', 'linear-regression', 'literals', 'map', 'mapZipWith', 'mask-functions', 'math', 'misc-functions', 'natural-join', 'null-handling', 'null-propagation', 'operators', 'order-by-all', 'order-by-nulls-ordering', 'order-by-ordinal', 'percentiles', 'pivot', 'predicate-functions', 'random', 'regexp-functions', 'scalar-subquery-predicate', 'scalar-subquery-select', 'simple-in', 'sql-compatibility-functions', 'string-functions', 'struct', 'table-valued-functions', 'timestamp', 'timestamp-ntz', 'try_arithmetic', 'try_cast', 'try_datetime_functions', 'try_element_at', 'union', 'url-functions', 'using-join', 'widenSetOperationTypes', 'window', 'windowFrameCoercion', 'xml-functions'] as const;
 
 /** Why Weir answers otherwise. */
 const WHY = {
@@ -86,6 +86,8 @@ const WHY = {
   unionNoErrorClass: "refused with INCOMPATIBLE_COLUMN_TYPE, the class Spark 3.4+ gives; this copy's Spark (of 2.4's time) printed its message (Union can only be performed on tables with the compatible column types. …) without a class",
   complexKeyView: "the file's view various_maps holds maps keyed by arrays and structs (array_map1, struct_map1, …), which Weir refuses (map() keys must be of a simple type: Weir keys a map by its keys' text), so the view and every query over it fail; Spark builds them",
   groupingNoErrorClass: "this copy's Spark (3.1) printed the exception's message without an error class; Weir refuses the query with Spark 3.4+'s class: _LEGACY_ERROR_TEMP_0051 (Empty set in ROLLUP/CUBE grouping sets is not supported), UNSUPPORTED_GROUPING_EXPRESSION (grouping() or grouping_id() without GROUPING SETS, CUBE or ROLLUP), UNRESOLVED_ROUTINE (CUBE(…) read as a call before GROUPING SETS)",
+  sameNameKeyOnce: "a join ON two columns of one name (nt1.k = nt3.k) keeps the key once in Weir's row, the left side's (a row holds a column by its name); Spark's SELECT * shows both k columns",
+  qualifiedUsingKey: "a RIGHT or FULL join of static data USING (k): Weir's nt1.k and nt2.k read the join's one k (a RIGHT join's the right side's, a FULL join's coalesce of the two), where Spark reads each side's own column, NULL where that side is padded",
   dateStringCompare: "Spark 2.4's answer (a DATE beside a string compared as strings); Spark 3.0+ casts the string to a DATE, as Weir does",
 };
 
@@ -559,6 +561,17 @@ const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> 
   "misc-functions": {
     "select typeof(date '1986-05-23'),  typeof(timestamp '1986-05-23'), typeof(interval '23 days')": WHY.typeofInterval,
   },
+  "natural-join": {
+    "SELECT nt1.*, nt2.* FROM nt1 natural join nt2": WHY.repeatedOutputName,
+    "SELECT *, nt2.k FROM nt1 natural join nt2": WHY.repeatedOutputName,
+    "SELECT * FROM (SELECT nt1.*, nt2.* FROM nt1 natural join nt2)": WHY.repeatedOutputName,
+    "SELECT nt2.k FROM (SELECT * FROM nt1 natural join nt2)": WHY.unresolvedColumnClass,
+    "SELECT nt1.*, nt2.*, nt3.* FROM nt1 natural join nt2 natural join nt3": WHY.repeatedOutputName,
+    "SELECT nt1.*, nt2.*, nt3.* FROM nt1 natural join nt2 join nt3 on nt2.k = nt3.k": WHY.repeatedOutputName,
+    "SELECT * FROM nt1 natural join nt2 join nt3 on nt1.k = nt3.k": WHY.sameNameKeyOnce,
+    "SELECT * FROM nt1 natural join nt2 join nt3 on nt2.k = nt3.k": WHY.sameNameKeyOnce,
+    "SELECT nt1.*, nt2.*, nt3.*, nt4.* FROM nt1 natural join nt2 natural join nt3 natural join nt4": WHY.repeatedOutputName,
+  },
   "null-handling": {},
   "null-propagation": {},
   operators: {},
@@ -619,6 +632,17 @@ const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> 
   union: {
   },
   "url-functions": {},
+  "using-join": {
+    "SELECT nt1.*, nt2.* FROM nt1 left outer join nt2 using (k)": WHY.repeatedOutputName,
+    "SELECT nt1.*, nt2.* FROM nt1 right outer join nt2 using (k)": WHY.repeatedOutputName,
+    "SELECT nt1.*, nt2.* FROM nt1 full outer join nt2 using (k)": WHY.repeatedOutputName,
+    "SELECT nt1.*, nt2.* FROM nt1 inner join nt2 using (k)": WHY.repeatedOutputName,
+    "SELECT nt1.k, nt2.k FROM nt1 right outer join nt2 using (k)": WHY.qualifiedUsingKey,
+    "SELECT k, nt1.k FROM nt1 right outer join nt2 using (k)": WHY.qualifiedUsingKey,
+    "SELECT nt1.k, nt2.k FROM nt1 full outer join nt2 using (k)": WHY.qualifiedUsingKey,
+    "SELECT k, nt1.k FROM nt1 full outer join nt2 using (k)": WHY.qualifiedUsingKey,
+    "SELECT k, nt2.k FROM nt1 full outer join nt2 using (k)": WHY.qualifiedUsingKey,
+  },
   widenSetOperationTypes: {
     "SELECT cast(1 as tinyint) FROM t UNION SELECT cast('2' as binary) FROM t": WHY.unionNoErrorClass,
     "SELECT cast(1 as tinyint) FROM t UNION SELECT cast(2 as boolean) FROM t": WHY.unionNoErrorClass,
