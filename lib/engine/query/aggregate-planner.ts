@@ -25,7 +25,7 @@ import { positionalArguments } from './named-arguments';
 import { GROUPING_ID_COLUMN, GROUPING_POS_COLUMN, type LogicalPlan, type NamedExpr } from './logical-plan';
 import { expressionSql } from './parser/expression-sql';
 import { mapExpression, someExpression } from './parser/expression-tree';
-import { IntegerType } from './parser/data-type';
+import { IntegerType, sql } from './parser/data-type';
 import type { Expression, Position, SortOrder } from './parser/unresolved-plan';
 import { SqlValidationError } from './sql-error';
 
@@ -601,6 +601,23 @@ function sortsOutputColumn(e: Expression, out: readonly string[]): string | unde
 }
 
 /**
+ * LIMIT's row count, checked as Spark's CheckAnalysis checks a limit-like expression (foldable,
+ * an INT, not NULL, not negative: INVALID_LIMIT_LIKE_EXPRESSION). Weir evaluates no expression
+ * while it validates a job, so a foldable one other than a literal (`2 + 1`) is refused.
+ */
+function limitValue(e: Expression, pos: SqlPosition | undefined): number {
+  const invalid = (sub: string, detail: string) => new SqlValidationError(
+    `[INVALID_LIMIT_LIKE_EXPRESSION.${sub}] The limit like expression "${expressionSql(e)}" is invalid. ${detail} Write LIMIT n, n a non-negative INT.`,
+    lineColumn(e.pos) ?? pos, 'LIMIT', `INVALID_LIMIT_LIKE_EXPRESSION.${sub}`);
+  if (someExpression(e, (x) => x.kind === 'UnresolvedAttribute')) throw invalid('IS_UNFOLDABLE', 'The limit expression must evaluate to a constant value.');
+  if (e.kind !== 'Literal') throw new SqlValidationError(`LIMIT takes an INT literal (LIMIT 10): Weir does not evaluate "${expressionSql(e)}" while it validates the job`, pos, 'LIMIT');
+  if (e.dataType.kind !== 'integer') throw invalid('DATA_TYPE', `The limit expression must be integer type, but got "${sql(e.dataType)}".`);
+  if (typeof e.value !== 'bigint') throw invalid('IS_NULL', 'The evaluated limit expression must not be null.');
+  if (e.value < 0n) throw invalid('IS_NEGATIVE', `The limit expression must be equal to or greater than 0, but got ${e.value}.`);
+  return Number(e.value);
+}
+
+/**
  * ORDER BY and LIMIT over the query's output (a Project, or `output`, the names of another
  * plan's columns: a set operation's): ORDER BY may name output columns or
  * their 1-based positions. Whether the shape is legal for the output mode is the analyzer's
@@ -635,11 +652,7 @@ export function buildSortAndLimit(
   }
   if (limit) {
     const pos: SqlPosition | undefined = lineColumn(limit.pos);
-    const e = limit.expr;
-    if (e.kind !== 'Literal' || typeof e.value !== 'bigint' || e.value < 0n || e.value > BigInt(Number.MAX_SAFE_INTEGER)) {
-      throw new SqlValidationError('LIMIT needs a non-negative integer', pos, 'LIMIT');
-    }
-    plan = { kind: 'Limit', limit: Number(e.value), child: plan, pos };
+    plan = { kind: 'Limit', limit: limitValue(limit.expr, pos), child: plan, pos };
   }
   return plan;
 }

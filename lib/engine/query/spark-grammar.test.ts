@@ -125,6 +125,15 @@ describe("Spark's grammar, end to end", () => {
     expect(failure('SELECT key FROM events ORDER BY 2').errorClass).toBe('ORDER_BY_POS_OUT_OF_RANGE');
   });
 
+  it('refuses a LIMIT as Spark checks a limit-like expression (INVALID_LIMIT_LIKE_EXPRESSION)', () => {
+    const limitOf = (n: string) => failure(`SELECT key, count(*) AS c FROM events GROUP BY key LIMIT ${n}`);
+    expect(limitOf('-1')).toMatchObject({ errorClass: 'INVALID_LIMIT_LIKE_EXPRESSION.IS_NEGATIVE', message: expect.stringContaining('The limit like expression "-1" is invalid. The limit expression must be equal to or greater than 0, but got -1.') });
+    expect(limitOf('true')).toMatchObject({ errorClass: 'INVALID_LIMIT_LIKE_EXPRESSION.DATA_TYPE', message: expect.stringContaining('The limit expression must be integer type, but got "BOOLEAN".') });
+    expect(limitOf("'a'").errorClass).toBe('INVALID_LIMIT_LIKE_EXPRESSION.DATA_TYPE');
+    expect(limitOf('10000000000').message).toContain('but got "BIGINT"');
+    expect(limitOf('key').errorClass).toBe('INVALID_LIMIT_LIKE_EXPRESSION.IS_UNFOLDABLE');
+  });
+
   it('groups by every select item that holds no aggregate (GROUP BY ALL)', async () => {
     const out = await runComplete('SELECT key, upper(topic) AS t, count(*) AS c, sum(n) + 1 AS s FROM events GROUP BY ALL');
     expect(out.sort(byKey)).toEqual([{ key: 'a', t: 'T', c: 2, s: 9 }, { key: 'b', t: 'T', c: 1, s: 6 }]);
