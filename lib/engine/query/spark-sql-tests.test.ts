@@ -21,7 +21,7 @@
 import { describe, expect, it } from 'vitest';
 import { goldenCases, sameColumnTypes, weirAnswer } from './testing/spark-golden-file';
 
-const FILES = ['array', 'arrayJoin', 'binary_base64', 'binary_basic', 'binary_hex', 'bitwise', 'booleanEquality', 'caseWhenCoercion', 'cast', 'ceil-floor-with-scale-param', 'comments', 'comparator', 'concat', 'conditional-functions', 'count', 'csv-functions', 'cte', 'cte-nested', 'date', 'date_part', 'datetime-formatting-invalid', 'datetime-parsing', 'datetime-parsing-invalid', 'datetime-special', 'decimalArithmeticOperations', 'elt', 'except', 'except-all', 'exists-basic', 'exists-outside-filter', 'extract', 'group-analytics', 'group-by', 'group-by-all', 'group-by-filter', 'group-by-ordinal', 'grouping_set', 'having', 'higher-order-functions', 'ifCoercion', 'ilike', 'implicitTypeCasts', 'in-basic', 'inConversion', 'inline-table', 'intersect-all', 'interval', 'json-functions', 'like-all', 'like-any', 'linear-regression', 'literals', 'map', 'mapZipWith', 'mask-functions', 'math', 'misc-functions', 'natural-join', 'null-handling', 'null-propagation', 'operators', 'order-by-all', 'order-by-nulls-ordering', 'order-by-ordinal', 'percentiles', 'pivot', 'predicate-functions', 'random', 'regexp-functions', 'scalar-subquery-predicate', 'scalar-subquery-select', 'simple-in', 'sql-compatibility-functions', 'string-functions', 'struct', 'table-valued-functions', 'timestamp', 'timestamp-ntz', 'try_arithmetic', 'try_cast', 'try_datetime_functions', 'try_element_at', 'union', 'url-functions', 'using-join', 'widenSetOperationTypes', 'window', 'windowFrameCoercion', 'xml-functions'] as const;
+const FILES = ['array', 'arrayJoin', 'binary_base64', 'binary_basic', 'binary_hex', 'bitwise', 'booleanEquality', 'caseWhenCoercion', 'cast', 'ceil-floor-with-scale-param', 'comments', 'comparator', 'concat', 'conditional-functions', 'count', 'csv-functions', 'cte', 'cte-nested', 'date', 'date_part', 'datetime-formatting-invalid', 'datetime-parsing', 'datetime-parsing-invalid', 'datetime-special', 'decimalArithmeticOperations', 'elt', 'except', 'except-all', 'exists-basic', 'exists-outside-filter', 'extract', 'group-analytics', 'group-by', 'group-by-all', 'group-by-filter', 'group-by-ordinal', 'grouping_set', 'having', 'higher-order-functions', 'ifCoercion', 'ilike', 'implicitTypeCasts', 'in-basic', 'inConversion', 'inline-table', 'intersect-all', 'interval', 'json-functions', 'like-all', 'like-any', 'limit', 'linear-regression', 'literals', 'map', 'mapZipWith', 'mask-functions', 'math', 'misc-functions', 'natural-join', 'null-handling', 'null-propagation', 'operators', 'order-by-all', 'order-by-nulls-ordering', 'order-by-ordinal', 'outer-join', 'percentiles', 'pivot', 'predicate-functions', 'random', 'regexp-functions', 'scalar-subquery-predicate', 'scalar-subquery-select', 'simple-in', 'sql-compatibility-functions', 'string-functions', 'struct', 'table-valued-functions', 'timestamp', 'timestamp-ntz', 'try_arithmetic', 'try_cast', 'try_datetime_functions', 'try_element_at', 'union', 'url-functions', 'using-join', 'widenSetOperationTypes', 'window', 'windowFrameCoercion', 'xml-functions'] as const;
 
 /** Why Weir answers otherwise. */
 const WHY = {
@@ -88,6 +88,7 @@ const WHY = {
   groupingNoErrorClass: "this copy's Spark (3.1) printed the exception's message without an error class; Weir refuses the query with Spark 3.4+'s class: _LEGACY_ERROR_TEMP_0051 (Empty set in ROLLUP/CUBE grouping sets is not supported), UNSUPPORTED_GROUPING_EXPRESSION (grouping() or grouping_id() without GROUPING SETS, CUBE or ROLLUP), UNRESOLVED_ROUTINE (CUBE(…) read as a call before GROUPING SETS)",
   sameNameKeyOnce: "a join ON two columns of one name (nt1.k = nt3.k) keeps the key once in Weir's row, the left side's (a row holds a column by its name); Spark's SELECT * shows both k columns",
   qualifiedUsingKey: "a RIGHT or FULL join of static data USING (k): Weir's nt1.k and nt2.k read the join's one k (a RIGHT join's the right side's, a FULL join's coalesce of the two), where Spark reads each side's own column, NULL where that side is padded",
+  limitLiteral: "LIMIT takes an INT literal in Weir, which evaluates no expression while it validates a job; Spark evaluates a foldable one (2 + 1, CAST(1 AS INT), CAST(NULL AS INT): INVALID_LIMIT_LIKE_EXPRESSION.IS_NULL)",
   dateStringCompare: "Spark 2.4's answer (a DATE beside a string compared as strings); Spark 3.0+ casts the string to a DATE, as Weir does",
 };
 
@@ -511,6 +512,12 @@ const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> 
   },
   "like-all": {},
   "like-any": {},
+  limit: {
+    "SELECT * FROM testdata LIMIT 2 + 1": WHY.limitLiteral,
+    "SELECT * FROM testdata LIMIT CAST(1 AS int)": WHY.limitLiteral,
+    "SELECT * FROM testdata LIMIT CAST(1 AS INT)": WHY.limitLiteral,
+    "SELECT * FROM testdata LIMIT CAST(NULL AS INT)": WHY.limitLiteral,
+  },
   "linear-regression": {
     "SELECT k, corr(y, x) FILTER (WHERE x IS NOT NULL), regr_r2(y, x) FROM testRegression GROUP BY k": WHY.momentMerge,
     "SELECT k, corr(y, x), regr_r2(y, x) FROM testRegression GROUP BY k": WHY.momentMerge,
@@ -579,6 +586,8 @@ const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> 
   },
   "order-by-nulls-ordering": {},
   "order-by-ordinal": {},
+  "outer-join": {
+  },
   percentiles: {
     "SELECT\n  round(v, 0) WITHIN GROUP (ORDER BY v)\nFROM aggr": WHY.withinGroupGrammar,
     "SELECT\n  round(v, 0) WITHIN GROUP (ORDER BY v) OVER (PARTITION BY k)\nFROM aggr": WHY.withinGroupGrammar,

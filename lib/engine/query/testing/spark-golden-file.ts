@@ -116,9 +116,19 @@ function tableColumns(list: string): { name: string; type: string }[] {
 }
 
 /** The cases of sql-tests/<name>.sql.out, in the file's order, each with the views its file defined before it. */
+/**
+ * SQLQueryTestSuite's own tables (its createTestTables), which a file may read without defining:
+ * testdata (key 1 to 100, value its text), arraydata and mapdata.
+ */
+const SUITE_TABLES: readonly GoldenView[] = [
+  { name: 'testdata', sql: `SELECT * FROM VALUES ${Array.from({ length: 100 }, (_, i) => `(${i + 1}, '${i + 1}')`).join(', ')} AS testdata(key, value)` },
+  { name: 'arraydata', sql: 'SELECT * FROM VALUES (array(1, 2, 3), array(array(1, 2, 3))), (array(2, 3, 4), array(array(2, 3, 4))) AS arraydata(arraycol, nestedarraycol)' },
+  { name: 'mapdata', sql: "SELECT * FROM VALUES (map(1, 'a1', 2, 'b1', 3, 'c1', 4, 'd1', 5, 'e1')), (map(1, 'a2', 2, 'b2', 3, 'c2', 4, 'd2')), (map(1, 'a3', 2, 'b3', 3, 'c3')), (map(1, 'a4', 2, 'b4')), (map(1, 'a5')) AS mapdata(mapcol)" },
+];
+
 export function goldenCases(name: string): GoldenCase[] {
   const text = readFileSync(join(import.meta.dirname, 'sql-tests', `${name}.sql.out`), 'utf8');
-  let views: GoldenView[] = [];
+  let views: GoldenView[] = [...SUITE_TABLES];
   const tables = new Map<string, { columns: { name: string; type: string }[]; rows: string[] }>();
   const define = (view: GoldenView) => (views = [...views.filter((v) => v.name.toLowerCase() !== view.name.toLowerCase()), view]);
   const tableView = (table: string) => {
