@@ -67,6 +67,11 @@ describe('the static side as a batch plan (Spark runs any batch plan there)', ()
     await same('SELECT e.id, x.weight, x.user FROM events e JOIN (SELECT * FROM regions NATURAL FULL JOIN blocked) x ON e.region = x.region');
   });
 
+  it('RIGHT and FULL joins USING (k): r.k and b.k each its side\'s own, NULL where the side is padded', async () => {
+    await same("SELECT e.id, x.region, x.rr, x.br FROM events e JOIN (SELECT region, r.region AS rr, b.region AS br FROM (SELECT * FROM regions WHERE region <> 'us') r RIGHT JOIN blocked b USING (region)) x ON e.region = x.region");
+    await same("SELECT e.id, x.region, x.rr, x.br FROM events e JOIN (SELECT region, r.region AS rr, b.region AS br FROM (SELECT * FROM regions WHERE region <> 'us') r FULL JOIN blocked b USING (region)) x ON e.region = x.region");
+  });
+
   it('a join of two static tables (inner, left, and a CTE over it)', async () => {
     await same('SELECT e.id, x.weight, x.who FROM events e JOIN (SELECT r.region, r.weight, b.user AS who FROM regions r JOIN blocked b ON r.region = b.region) x ON e.region = x.region');
     await same('SELECT e.id, x.who FROM events e JOIN (SELECT r.region, b.user AS who FROM regions r LEFT JOIN blocked b ON r.region = b.region AND b.user <> \'ann\') x ON e.region = x.region');

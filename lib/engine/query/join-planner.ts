@@ -524,18 +524,23 @@ function buildStaticJoin(join: Join, [l, r]: [StaticJoinSide, StaticJoinSide], s
   // Where the preserving join holds a side's column: under the name its scope gives the side's.
   const inPreserving = (s: StaticJoinSide, f: Schema[number]) => preserving.scope?.sides?.get(lower(qualifier(s)))?.get(lower(f.name)) ?? f.name;
   const padded = (f: Schema[number]) => ({ ...f, nullable: true });
+  // Each side's own USING key, `l.k` and `r.k` (NULL where the side is padded), as Spark's hidden
+  // columns of the join: readable qualified, out of `*` (of a side that is no join of its own).
+  const sideKeys = [l, r].some((s) => s.side.joined) ? [] : [l, r].flatMap((s) => [...using].map((k) => ({ side: s, field: padded(byName(schemaOf(s), k)), name: `${qualifier(s)}.${byName(schemaOf(s), k).name}`, key: true })));
   const columns = [
-    ...keys.map((f) => ({ side: undefined, field: f, name: f.name })),
-    ...leftColumns.map((f) => ({ side: l, field: padded(f), name: rowName(l, f) })),
-    ...rightColumns.map((f) => ({ side: r, field: join.joinType === 'FullOuter' ? padded(f) : f, name: rowName(r, f) })),
+    ...keys.map((f) => ({ side: undefined, field: f, name: f.name, key: false })),
+    ...leftColumns.map((f) => ({ side: l, field: padded(f), name: rowName(l, f), key: false })),
+    ...rightColumns.map((f) => ({ side: r, field: join.joinType === 'FullOuter' ? padded(f) : f, name: rowName(r, f), key: false })),
+    ...sideKeys,
   ];
-  const out: Schema = columns.map((c) => ({ ...c.field, name: c.name }));
+  const out: Schema = columns.filter((c) => !c.key).map((c) => ({ ...c.field, name: c.name }));
   const project = (child: LogicalPlan, value: (c: (typeof columns)[number]) => Expr): LogicalPlan => ({ kind: 'Project', list: columns.map((c) => ({ expr: value(c), name: c.name })), child });
   const column = (name: string): Expr => ({ kind: 'column', name, pos });
   const fromPreserving = (c: (typeof columns)[number]) => column(c.side ? inPreserving(c.side, c.field) : c.name);
-  const scope: PlannedJoin['scope'] = shared.size === 0 ? undefined : {
+  const scope: PlannedJoin['scope'] = shared.size === 0 && sideKeys.length === 0 ? undefined : {
+    ...(sideKeys.length ? { merged: new Map(keys.map((f) => [lower(f.name), f.name] as const)) } : {}),
     sides: new Map([l, r].flatMap((s) => {
-      const names = new Map((s === l ? leftColumns : rightColumns).map((f) => [lower(f.name), rowName(s, f)] as const));
+      const names = new Map([...(s === l ? leftColumns : rightColumns).map((f) => [lower(f.name), rowName(s, f)] as const), ...sideKeys.filter((c) => c.side === s).map((c) => [lower(c.field.name), c.name] as const)]);
       // A join of static tables on a side: each of its tables' names reads that table's columns.
       const joined = s.side.joined;
       if (joined?.sides) return [...joined.sides].map(([q, m]) => [q, new Map([...m].map(([k, c]) => [k, names.get(lower(c)) ?? c]))] as const);
