@@ -58,6 +58,8 @@ describe('the static side as a batch plan (Spark runs any batch plan there)', ()
     await same('SELECT e.id, u.region FROM events e JOIN (SELECT region FROM regions UNION SELECT region FROM blocked ORDER BY region DESC LIMIT 2) u ON e.region = u.region');
     await same('SELECT e.id, u.region FROM events e JOIN (SELECT region FROM regions UNION ALL SELECT region FROM blocked ORDER BY 1 DESC LIMIT 3) u ON e.region = u.region');
     await same('SELECT e.id, u.region FROM events e JOIN (SELECT region, weight FROM regions UNION SELECT region, 0 FROM blocked ORDER BY ALL DESC LIMIT 3) u ON e.region = u.region');
+    await expect(weir('SELECT e.id FROM events e JOIN (SELECT region FROM regions UNION SELECT region FROM blocked ORDER BY regoin) u ON e.region = u.region')).rejects.toThrow(
+      /UNRESOLVED_COLUMN\.WITH_SUGGESTION.*A column, variable, or function parameter with name `regoin` cannot be resolved\. Did you mean one of the following\? \[`region`\]/);
   });
 
   it('NATURAL JOIN: USING the columns both sides name (Spark\'s ResolveNaturalAndUsingJoin)', async () => {

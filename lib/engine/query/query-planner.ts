@@ -327,8 +327,15 @@ class QueryPlanner {
         else if (sort && inner.kind === 'Project' && this.staticLeaves && this.readsStaticTablesOnly(inner, ctes)) planned = buildSortAndLimit(this.select(inner, ctes, sort), undefined, limit);
         else {
           const p = this.plan(inner, ctes);
-          // A set operation's ORDER BY names (or numbers) its output's columns, the first query's.
-          planned = buildSortAndLimit(p, sort, limit, sort && p.kind !== 'Project' ? this.resolved(p).output.map((f) => f.name) : []);
+          // A set operation's ORDER BY names (or numbers) its output's columns, the first query's;
+          // another name is Spark's UNRESOLVED_COLUMN over that output.
+          const setOperation = (x: UnresolvedPlan): boolean => x.kind === 'Union' || x.kind === 'Intersect' || x.kind === 'Except' || (x.kind === 'Distinct' && setOperation(x.child));
+          const output = sort && (p.kind !== 'Project' || setOperation(inner)) ? this.resolved(p).output : [];
+          for (const o of output.length ? sort!.order : []) {
+            const e = o.child;
+            if (e.kind === 'UnresolvedAttribute' && e.nameParts.length === 1 && e.nameParts[0].toLowerCase() !== 'all') compileExpression({ kind: 'column', name: e.nameParts[0], pos: lineColumn(e.pos) }, output);
+          }
+          planned = buildSortAndLimit(p, sort, limit, output.map((f) => f.name));
         }
         return repartition ? this.repartitioned(repartition, planned) : planned;
       }

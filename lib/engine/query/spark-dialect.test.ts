@@ -198,6 +198,9 @@ describe('UNION ALL of the same stream', () => {
     expect(failure('SELECT s FROM src UNION ALL SELECT s FROM src GROUP BY s').message).toMatch(/Append output mode not supported when there are streaming aggregations/);
     expect(failure('SELECT s FROM src UNION SELECT s FROM src').message).toMatch(/Append output mode not supported when there are streaming aggregations/);
     expect(failure('SELECT s, id FROM src UNION ALL SELECT s FROM src').message).toMatch(/^\[NUM_COLUMNS_MISMATCH\] UNION can only be performed on inputs with the same number of columns, but the first input has 2 columns and the second input has 1 columns\. Select as many columns in each query/);
+    // ORDER BY names the union's output columns; on a stream, without an aggregation, Spark's checker refuses the sort.
+    expect(failure('SELECT s FROM src UNION ALL SELECT s FROM src ORDER BY s').message).toMatch(/Sorting is not supported on streaming DataFrames\/Datasets, unless it is on aggregated DataFrame\/Dataset in Complete output mode/);
+    expect(failure('SELECT s FROM src UNION ALL SELECT s FROM src ORDER BY x').errorClass).toBe('UNRESOLVED_COLUMN.WITH_SUGGESTION');
     expect(failure('SELECT s FROM src UNION ALL SELECT value FROM src').message).toMatch(/^\[INCOMPATIBLE_COLUMN_TYPE\] UNION can only be performed on tables with compatible column types\. The first column of the second table is "BINARY" type which is not compatible with "STRING"/);
     // A STRING and a BIGINT widen to a STRING (Spark's WidenSetOperationTypes with its stringPromotion).
     expect(compileStreamingQuery('SELECT s FROM src UNION ALL SELECT id FROM src', rel).outputSchema[0]).toMatchObject({ type: 'string' });
