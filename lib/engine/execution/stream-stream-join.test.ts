@@ -539,6 +539,17 @@ describe('stream-stream joins USING (…)', () => {
     await q.stop();
   });
 
+  it('NATURAL JOIN: USING the columns both streams have (Spark\'s ResolveNaturalAndUsingJoin)', async () => {
+    const t = topicsJob('SELECT * FROM impressions NATURAL JOIN clicks WHERE clickTime BETWEEN impressionTime AND impressionTime + INTERVAL 1 HOUR', { columns: OWN });
+    const q = t.start();
+    t.stream('impressions').addData(imp2('ad1', 0, 'x'), imp2('ad2', 0, 'y'));
+    t.stream('clicks').addData(click2('ad1', 30, 'phone'), click2('ad2', 120, 'tv'));
+    await q.processAllAvailable();
+    expect(t.table.rows.map((r) => Object.keys(r))).toEqual([['key', 'impressionTime', 'campaign', 'clickTime', 'device']]);
+    expect(t.out()).toEqual([row({ key: 'ad1', impressionTime: T0, campaign: 'x', clickTime: T0 + 30 * MIN, device: 'phone' })]);
+    await q.stop();
+  });
+
   it('inner USING (key) with its time range in WHERE: the range joins the condition, so the watermark evicts', async () => {
     const t = topicsJob('SELECT * FROM impressions JOIN clicks USING (key) WHERE clickTime BETWEEN impressionTime AND impressionTime + INTERVAL 1 HOUR', { columns: OWN });
     const q = t.start();

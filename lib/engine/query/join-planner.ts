@@ -646,6 +646,13 @@ function buildStreamStreamJoin(join: Join, sides: JoinLeaf[], builder: (scope: S
     const pos = lineColumn(u.pos);
     const describe = (s: Side) => s.visible.map((i) => shown(sides[i])).join(' JOIN ');
     const joinType = STREAM_JOIN_TYPES[u.joinType];
+    if (joinType && u.natural) {
+      // The names both sides show, in the left's order: a NATURAL join is USING them.
+      const shown = (s: Side) => [...s.merged.values(), ...s.visible.flatMap((i) => sides[i].schema.map((f) => f.name))];
+      const right = new Set(shown(r).map(lower));
+      const common = [...new Map(shown(l).filter((n) => right.has(lower(n))).map((n) => [lower(n), n] as const)).values()];
+      if (common.length) return usingJoin(common, joinType, l, r, pos);
+    }
     if (!joinType || u.natural) {
       if (u.joinType === 'LeftAnti') throw unsupportedOperation('LeftAnti joins with a streaming DataFrame/Dataset on the right are not supported', { position: pos });
       throw notSupportedYet(u.natural ? `NATURAL ${JOIN_SQL[u.joinType]}` : `${JOIN_SQL[u.joinType]} of two streams`, pos);
