@@ -1029,8 +1029,9 @@ class ExpressionCompiler implements LambdaCompiler {
       // STRING (ImplicitTypeCasts: `cast(i as string) || s`); others are read as their text here.
       const text = (c: CompiledExpr, x: Expr) => (TEXT_CASTS.has(c.type) ? this.castOperand(e, x, c, { type: 'string' }) : c);
       const [left, right] = [this.compile(e.left), this.compile(e.right)];
-      // Of arrays, Spark's Concat is their elements: `array(1) || array(2)` is [1, 2].
-      if (left.type === 'array' || right.type === 'array') return this.compile({ kind: 'call', name: 'concat', args: [e.left, e.right], pos: e.pos });
+      // Of arrays, Spark's Concat is their elements: `array(1) || array(2)` is [1, 2]; of two
+      // BINARYs, their bytes, a BINARY (ConcatCoercion casts to STRING only when not all are BINARYs).
+      if (left.type === 'array' || right.type === 'array' || (left.type === 'binary' && right.type === 'binary')) return this.compile({ kind: 'call', name: 'concat', args: [e.left, e.right], pos: e.pos });
       const l = text(left, e.left);
       const r = text(right, e.right);
       for (const [c, x] of [[l, e.left], [r, e.right]] as const) {

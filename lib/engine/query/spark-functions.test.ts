@@ -224,6 +224,17 @@ const EXAMPLES: [string, unknown][] = [
   ["concat_ws('-', array('a'), 12)", 'a-12'],
   ['url_encode(123)', '123'],
   ['2.50 || 1', '2.501'],
+  // Spark's ConcatCoercion: BINARYs alone concatenate to a BINARY; beside anything else (a NULL
+  // too) each is cast to a STRING, and concat_ws takes only strings.
+  ["typeof(X'41' || X'42')", 'binary'],
+  ["hex(X'41' || X'42' || X'43')", '414243'],
+  ["typeof(concat(X'41', X'42', X'43'))", 'binary'],
+  ["hex(concat(X'41', X'42', X'43'))", '414243'],
+  ["typeof(concat(X'41', NULL))", 'string'],
+  ["concat('a', X'42')", 'aB'],
+  ["X'41' || 'b'", 'Ab'],
+  ["typeof(concat_ws('', X'41', X'42'))", 'string'],
+  ["concat_ws('-', X'41', X'42')", 'A-B'],
   // array() and map() are Spark's ARRAY<VOID> and MAP<VOID, VOID> (since Spark 3.0, SPARK-29462 and
   // SPARK-30790 in its migration guide), which widen to the other side's type.
   ['typeof(array())', 'array<void>'],

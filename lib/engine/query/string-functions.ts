@@ -438,8 +438,10 @@ export const STRING_FUNCTIONS: Record<string, FunctionDef> = {
   trim: { min: 1, max: 1, type: (a) => str(a) ?? 'string', impl: ([s]) => (s as string).replace(/^ +| +$/g, '') },
   reverse: { min: 1, max: 1, ofArrays: REVERSE_ARRAY, type: (a) => str(a) ?? 'string', impl: ([s]) => chars(s as string).reverse().join('') },
   concat: {
-    min: 1, max: 64, exactLongs: true, textArgs: true, ofArrays: CONCAT_ARRAYS, type: (a) => noStructOrMap(a) ?? 'string',
-    impl: (args) => joinChecked('concat()', args.map(String), ''),
+    // Spark's ConcatCoercion casts every argument to a STRING unless all are BINARYs, whose bytes
+    // concatenate to a BINARY (spark.sql.function.concatBinaryAsString false, the default).
+    min: 1, max: 64, exactLongs: true, textArgs: true, ofArrays: CONCAT_ARRAYS, type: (a) => noStructOrMap(a) ?? (a.every((t) => t === 'binary') ? 'binary' : 'string'),
+    impl: (args, _c, t) => (t.every((x) => x === 'binary') ? new Uint8Array(Buffer.concat(args as Uint8Array[])) : joinChecked('concat()', args.map(utf8Text), '')),
   },
   concat_ws: {
     min: 1, max: 64, exactLongs: true, nullIntolerant: false, textArgs: true, ofArrays: CONCAT_WS_ARRAYS, type: (a) => str(a, 1) ?? noStructOrMap(a) ?? 'string',
