@@ -152,3 +152,18 @@ describe('a NULL column of a UNION of streams', () => {
     expect(schemaOf('SELECT NULL AS x FROM a UNION ALL SELECT NULL FROM b')).toEqual(['x string void']);
   });
 });
+
+describe('a nondeterministic CTE over static data', () => {
+  // Spark 3.4+'s InlineCTE keeps a CTE that is nondeterministic and read more than once as one
+  // relation: every read sees the same rows, so a UNION of two reads has the rows of one.
+  it('is computed once for all its reads in a batch plan', async () => {
+    const union = 'SELECT count(*) AS n FROM (SELECT * FROM q UNION SELECT * FROM q)';
+    expect(await run(`WITH q AS (SELECT rand() AS r FROM range(1, 5)) SELECT e.id, c.n FROM events e CROSS JOIN (${union}) c WHERE e.id = 1`)).toEqual(['1:4']);
+    expect(await run(`WITH q(r) AS (SELECT uuid() FROM VALUES 1, 2, 3) SELECT e.id, c.n FROM events e CROSS JOIN (${union}) c WHERE e.id = 1`)).toEqual(['1:3']);
+    expect(await run('WITH q AS (SELECT rand() AS r FROM range(1, 5)) SELECT e.id, c.n FROM events e CROSS JOIN (SELECT count(*) AS n FROM q a JOIN q b ON a.r = b.r) c WHERE e.id = 1')).toEqual(['1:4']);
+  });
+
+  it('is still inlined where it is deterministic', async () => {
+    expect(await run('WITH q AS (SELECT id FROM range(1, 5)) SELECT e.id, c.n FROM events e CROSS JOIN (SELECT count(*) AS n FROM (SELECT * FROM q UNION ALL SELECT * FROM q)) c WHERE e.id = 1')).toEqual(['1:8']);
+  });
+});

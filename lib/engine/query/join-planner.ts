@@ -104,7 +104,7 @@ function writtenJoin(p: UnresolvedPlan): string {
 }
 
 /** The first static table a static plan reads (left before right), which names the join's side where it reads several. */
-function firstStaticTable(plan: LogicalPlan): StaticTableSpec | undefined {
+export function firstStaticTable(plan: LogicalPlan): StaticTableSpec | undefined {
   if (plan.kind === 'StaticRelation') return plan.table;
   for (const c of children(plan)) {
     const t = firstStaticTable(c);

@@ -284,6 +284,15 @@ export function nodeCallsFunction(plan: LogicalPlan, name: string): boolean {
   return nodeExpressions(plan).some(inExpr);
 }
 
+/**
+ * Whether the plan evaluates no nondeterministic expression (Spark's LogicalPlan.deterministic),
+ * its static sides' batch plans included: `isDeterministic` says which expression is.
+ */
+export function isDeterministicPlan(plan: LogicalPlan, isDeterministic: (e: Expr) => boolean): boolean {
+  if (plan.kind === 'StaticRelation' && plan.view && !isDeterministicPlan(plan.view.plan, isDeterministic)) return false;
+  return nodeExpressions(plan).every(isDeterministic) && children(plan).every((c) => isDeterministicPlan(c, isDeterministic));
+}
+
 /** Whether any expression of the plan calls the function `name` (lower case). */
 export function callsFunction(plan: LogicalPlan, name: string): boolean {
   return nodeCallsFunction(plan, name) || children(plan).some((c) => callsFunction(c, name));

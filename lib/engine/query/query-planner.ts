@@ -18,7 +18,7 @@ import { exprToString } from './expression';
 import { compileExpression, widenSetOperationColumn, widerTypeWithoutStringPromotion } from './expression-compiler';
 import { duplicateColumn, ExpressionBuilder, lineColumn, writtenColumnName, type Scope } from './expression-builder';
 import { generatorOutput, GENERATORS, TABLE_FUNCTIONS } from './generators';
-import { children, firstStreamingRelation, relationOutput, type LogicalPlan, type NamedExpr, type StreamingRelation } from './logical-plan';
+import { children, firstStreamingRelation, isDeterministicPlan, relationOutput, type LogicalPlan, type NamedExpr, type StreamingRelation } from './logical-plan';
 import { isOrderable, sameType, typeOfField, typeText, type TypeInfo } from './data-types';
 import { parsePlan } from './parser/ast-builder';
 import { mapExpression, someExpression } from './parser/expression-tree';
@@ -29,7 +29,8 @@ import { outputSchema, resolveSubquery, type Resolved } from './resolved-plan';
 import { conjunctionOf, splitConjunctivePredicates, type BinaryOp, type Expression, type LogicalPlan as UnresolvedPlan, type Position } from './parser/unresolved-plan';
 import { buildAggregation, buildSortAndLimit, checkStarWithGroupByPosition, containsAggregate, isAggregation, isDistinctOverAggregation, missingSortReferences, sortOverMissingReferences, type SortClause } from './aggregate-planner';
 import { isAggregateFunctionName } from './aggregate-functions';
-import { buildStreamStaticJoin, tableOrViewNotFound } from './join-planner';
+import { buildStreamStaticJoin, firstStaticTable, tableOrViewNotFound } from './join-planner';
+import { isDeterministic } from './random-functions';
 import { planPivot } from './pivot-planner';
 import { planUnpivot } from './unpivot-planner';
 import { notSupportedYet, offsetToPosition, SqlValidationError } from './sql-error';
@@ -112,6 +113,20 @@ function staticReadsChecked(plan: LogicalPlan, relations: readonly StreamingRela
   walk(plan, undefined, false);
   if (streams === 0) throw needsStream();
   return plan;
+}
+
+/**
+ * What a CTE's reads read. Spark 3.4+'s InlineCTE inlines a CTE into each read only where it is
+ * deterministic or read once; a nondeterministic one (`rand()`, `uuid()`, `shuffle(…)`) is one
+ * relation that every read shares, computed once. Over static data, Weir makes it so: a
+ * StaticRelation whose view is the CTE's plan, which a batch plan runs once for all its reads
+ * (streaming-query.ts's staticBatch); read once, it gives what inlining would. Over the stream
+ * it is inlined (docs/sql.md says why).
+ */
+function cteRelation(name: string, cte: Resolved): LogicalPlan {
+  const table = firstStaticTable(cte.plan);
+  if (!table || firstStreamingRelation(cte.plan) || isDeterministicPlan(cte.plan, isDeterministic)) return cte.plan;
+  return { kind: 'StaticRelation', table, keys: [], columns: cte.output.map((f) => f.name), view: { name, plan: cte.plan, schema: cte.output } };
 }
 
 /** The plans a query reads (its expressions' subqueries not included). */
@@ -292,7 +307,7 @@ class QueryPlanner {
     switch (u.kind) {
       case 'UnresolvedWith': {
         const scope = new Map(ctes);
-        for (const cte of u.cteRelations) scope.set(cte.alias.toLowerCase(), this.resolved(this.withStaticLeaves(() => this.plan(cte.child, scope))).plan);
+        for (const cte of u.cteRelations) scope.set(cte.alias.toLowerCase(), cteRelation(cte.alias, this.resolved(this.withStaticLeaves(() => this.plan(cte.child, scope)))));
         return this.plan(u.child, scope);
       }
       case 'Limit':

@@ -56,7 +56,6 @@ const WHY = {
   withinGroupGrammar: "refused with PARSE_SYNTAX_ERROR: Weir parses with Spark 3.5's grammar (dt-sql-parser's), whose WITHIN GROUP (ORDER BY x) follows only percentile_cont(p) and percentile_disc(p), one percentage and one ordering, without DISTINCT; Spark 4's grammar takes WITHIN GROUP after any call and its analyzer refuses it with this class",
   repeatedOutputName: "two output columns of one name (a column list `t(x, x)`, or `SELECT *` over two CTEs that both have `a`): Weir refuses the repeated name (a row holds a column by its name), where Spark's result repeats it",
   oldBinaryPrint: "this copy's Spark (of 2.4's time) printed a BINARY as its bytes in hex ([31 30]); Spark 3.x's sql-tests print its UTF-8 text, as Weir does",
-  cteNondeterministic: "a CTE of a nondeterministic expression (random()) read twice: Weir inlines the CTE into each reference, each drawing its own values; Spark 3.4+ (InlineCTE) keeps such a CTE as one relation both read, so the UNION of its two reads has the 4 rows of one",
   nestedSubquery: "a subquery inside a predicate subquery (EXISTS (… WHERE … EXISTS (…)), a scalar subquery in an EXISTS subquery's select list or WHERE) is refused: Weir makes the EXISTS a LEFT SEMI join on its WHERE, and a join's condition holds no subquery; Spark rewrites the inner subquery first, inside the outer one's plan",
   multiColumnInSubquery: "(a1, b1) [NOT] IN (SELECT …) is refused as not supported: Weir runs an IN subquery of one value; Spark joins on each column pair, and refuses the subquery of one struct column with DATATYPE_MISMATCH.IN_SUBQUERY_LENGTH_MISMATCH, a check Weir does not reach",
   correlatedScalarShape: "a correlated scalar subquery whose outer references sit deeper than one table's WHERE (in a subquery or a CTE of its FROM, a join's ON, a UNION's branches, its select list, an inline table's FROM) is refused as not supported: Weir runs one as Spark's RewriteCorrelatedScalarSubquery does for SELECT <aggregate> FROM <table> WHERE <equalities with the outer query> [GROUP BY them], and does not decorrelate a deeper plan (Spark's DecorrelateInnerQuery)",
@@ -482,7 +481,6 @@ const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> 
     "SELECT count(DISTINCT 2), count(DISTINCT 3,2)": WHY.distinctOverStream,
   },
   cte: {
-    "SELECT count(*) FROM (\n  WITH q1(x) AS (SELECT random() FROM range(1, 5))\n    SELECT * FROM q1\n  UNION\n    SELECT * FROM q1\n) ss": WHY.cteNondeterministic,
     "WITH t(x, x) AS (SELECT 1, 2)\nSELECT * FROM t": WHY.repeatedOutputName,
     "SELECT ( WITH cte(foo) AS ( VALUES(id) )\n         SELECT (SELECT foo FROM cte) )\nFROM t": WHY.correlatedScalarSubquery,
     "WITH same_name(x) AS (SELECT 42)\nSELECT same_name.x FROM (SELECT 10) AS same_name(x), same_name": WHY.sameNameJoin,

@@ -22,7 +22,7 @@ import { decimalToDouble } from './decimal';
 import { dateAddMonths, timestampAddMonths } from './interval-utils';
 import { MicroBatchScanExec } from '../operators/micro-batch-scan';
 import { compileExpression, type EvalContext, type Evaluator } from './expression-compiler';
-import { callsFunction, children, firstStreamingRelation, groupingId, isStateful, isStreamStreamJoin, nodeCallsFunction, relationOutput, scalarSubqueries, type LogicalPlan, type StreamingRelation } from './logical-plan';
+import { callsFunction, children, firstStreamingRelation, groupingId, isStateful, isStreamStreamJoin, nodeCallsFunction, relationOutput, scalarSubqueries, type LogicalPlan, type StaticView, type StreamingRelation } from './logical-plan';
 import { buildLogicalPlan } from './query-planner';
 import { expandOutput, generateOutput, generatorFields, projectOutput, staticSideOf, streamSideOf, unionOutput } from './plan-output';
 import { outputSchema as logicalPlanOutput, resolvePlan } from './resolved-plan';
@@ -325,11 +325,23 @@ export function planPhysical(plan: LogicalPlan, ops: PhysicalOperator[], statefu
  * the join loads when it loads its table (executeBatch). Planned here, so that validation
  * reports what would fail, and again for each run, whose operators keep no state between runs.
  */
-function staticBatch(plan: LogicalPlan): NonNullable<StreamStaticJoinOptions['view']> {
-  const scans: { name: string; table: StaticTableSpec }[] = [];
+function staticBatch(plan: LogicalPlan): StaticBatch {
+  const scans: { name: string; table: StaticTableSpec; cte?: { view: StaticView; run: StaticBatch } }[] = [];
+  // A nondeterministic CTE's relation (query-planner.ts's cteRelation): one scan of its rows for
+  // every read of it, computed once per run (cteRowsOf).
+  const shared = new Map<StaticView, string>();
   const scanned = (p: LogicalPlan): LogicalPlan => {
     switch (p.kind) {
       case 'StaticRelation': {
+        if (p.view) {
+          let name = shared.get(p.view);
+          if (name === undefined) {
+            name = `${p.view.name}#${scans.length}`;
+            shared.set(p.view, name);
+            scans.push({ name, table: p.table, cte: { view: p.view, run: staticBatch(p.view.plan) } });
+          }
+          return { kind: 'StreamingRelation', sourceName: name, schema: p.view.schema };
+        }
         const name = `${p.table.name}#${scans.length}`;
         scans.push({ name, table: p.table });
         return { kind: 'StreamingRelation', sourceName: name, schema: p.table.schema };
@@ -358,9 +370,34 @@ function staticBatch(plan: LogicalPlan): NonNullable<StreamStaticJoinOptions['vi
   };
   operators();
   return async (load, ctx) => {
-    const inputs = new Map(await Promise.all(scans.map(async (s) => [s.name, await load(s.table)] as const)));
-    return executeBatch(operators(), inputs, ctx, load);
+    const { cteRows, runLoad } = cteRowsOf(load);
+    const rowsOf = (s: (typeof scans)[number]) => {
+      if (!s.cte) return load(s.table);
+      let rows = cteRows.get(s.cte.view);
+      if (!rows) cteRows.set(s.cte.view, (rows = s.cte.run(runLoad, ctx)));
+      return rows;
+    };
+    const inputs = new Map(await Promise.all(scans.map(async (s) => [s.name, await rowsOf(s)] as const)));
+    return executeBatch(operators(), inputs, ctx, runLoad);
   };
+}
+
+type StaticBatch = NonNullable<StreamStaticJoinOptions['view']>;
+type StaticLoad = Parameters<StaticBatch>[0];
+
+/** The rows of the nondeterministic CTEs a run of a batch plan computed, by the loader it passes down. */
+const CTE_ROWS = new WeakMap<StaticLoad, Map<StaticView, Promise<Row[]>>>();
+
+/**
+ * A run's CTE rows and the loader that carries them down: a join of static tables inside the plan
+ * runs its side's own batch plan with that loader (ctx.loadStaticTable), and so reads the rows the
+ * run computed for a CTE both read (`FROM q a JOIN q b`). A new run, of a new batch, starts afresh.
+ */
+function cteRowsOf(load: StaticLoad): { cteRows: Map<StaticView, Promise<Row[]>>; runLoad: StaticLoad } {
+  const cteRows = CTE_ROWS.get(load) ?? new Map<StaticView, Promise<Row[]>>();
+  const runLoad: StaticLoad = (t) => load(t);
+  CTE_ROWS.set(runLoad, cteRows);
+  return { cteRows, runLoad };
 }
 
 /**
