@@ -167,3 +167,16 @@ describe('a nondeterministic CTE over static data', () => {
     expect(await run('WITH q AS (SELECT id FROM range(1, 5)) SELECT e.id, c.n FROM events e CROSS JOIN (SELECT count(*) AS n FROM (SELECT * FROM q UNION ALL SELECT * FROM q)) c WHERE e.id = 1')).toEqual(['1:8']);
   });
 });
+
+describe('EXISTS over an inline table or range()', () => {
+  // Spark's RewritePredicateSubquery makes any relation of static data a semi (or anti) join's side.
+  it('is a LEFT SEMI or ANTI join with it, correlated or not', async () => {
+    expect(await run('SELECT e.id FROM events e WHERE EXISTS (SELECT 1 FROM range(3) r WHERE r.id = e.k)')).toEqual(['1', '2']);
+    expect(await run('SELECT e.id FROM events e WHERE NOT EXISTS (SELECT 1 FROM range(3) r WHERE r.id = e.k)')).toEqual(['3', '4']);
+    expect(await run('SELECT e.id FROM events e WHERE EXISTS (SELECT 1 FROM VALUES 1, 3 AS t(a) WHERE a = e.k)')).toEqual(['1', '3']);
+    expect(await run('SELECT e.id FROM events e WHERE EXISTS (SELECT 1 FROM VALUES (2), (3) WHERE col1 = k AND e.id > 2)')).toEqual(['3']);
+    expect(await run('SELECT e.id FROM events e WHERE EXISTS (SELECT 1 FROM range(3)) AND e.id < 3')).toEqual(['1', '2']);
+    expect(await run('SELECT e.id FROM events e WHERE NOT EXISTS (SELECT 1 FROM range(0))')).toEqual(['1', '2', '3', '4']);
+    expect(await run('SELECT e.id FROM events e WHERE e.k IN (SELECT id FROM range(2, 5))')).toEqual(['2', '3']);
+  });
+});

@@ -945,17 +945,17 @@ class QueryPlanner {
      * `condition` builds given how to read an expression of the subquery (its names of the table's
      * columns the table's, as Spark resolves a subquery's names in its own table first).
      */
-    const tableJoin = (negated: boolean, table: UnresolvedPlan, t: { schema: Schema; qualifier: string; direct: boolean }, condition: (inner: (e: Expression) => Expression) => Expression, pos: Position): SemiJoin => {
+    const tableJoin = (negated: boolean, table: UnresolvedPlan, t: { schema: Schema; qualifier: string; direct: boolean }, condition: (inner: (e: Expression) => Expression) => Expression | undefined, pos: Position): SemiJoin => {
       const has = (name: string) => t.schema.some((f) => f.name.toLowerCase() === name.toLowerCase());
       const on = condition((e) => mapExpression(e, (x) => (x.kind === 'UnresolvedAttribute' && x.nameParts.length === 1 && has(x.nameParts[0]) ? qualified(x, t.qualifier) : undefined)));
       const joinType = negated ? 'LeftAnti' : 'LeftSemi';
-      if (stream && t.direct) return { joinType, right: table, condition: on, pos };
+      if (stream && t.direct) return { joinType, right: table, ...(on ? { condition: on } : {}), pos };
       // Over a join the outer side may have a column of the table's name too (the same table
       // joined under another alias), which a stream-static pair cannot tell apart: the table's
       // columns are renamed for this join, and the condition reads them by those names.
       const alias = `${EXISTS_SUBQUERY}${this.correlatedIds++}`;
       const names = t.schema.map((_, i) => `${alias}_${i}`);
-      const renamed = mapExpression(on, (x) => {
+      const renamed = on && mapExpression(on, (x) => {
         if (x.kind !== 'UnresolvedAttribute' || x.nameParts.length !== 2 || x.nameParts[0].toLowerCase() !== t.qualifier.toLowerCase()) return undefined;
         const i = t.schema.findIndex((f) => f.name.toLowerCase() === x.nameParts[1].toLowerCase());
         return i < 0 ? undefined : { ...x, nameParts: [alias, names[i]] };
@@ -964,7 +964,7 @@ class QueryPlanner {
         kind: 'SubqueryAlias', alias, pos: table.pos,
         child: { kind: 'UnresolvedSubqueryColumnAliases', outputColumnNames: names, child: selectAll(table, table.pos), pos: table.pos },
       };
-      return { joinType, right, condition: renamed, pos };
+      return { joinType, right, ...(renamed ? { condition: renamed } : {}), pos };
     };
     /** Whether an expression of a subquery over a table of these columns reads a column of the outer query. */
     const readsOuterOf = (e: Expression, t: { schema: Schema; qualifier: string }, table: string) => someExpression(e, (x) => {
@@ -979,15 +979,20 @@ class QueryPlanner {
       if (p.kind === 'Exists') {
         // The subquery's WHERE is the join's condition.
         const q = p.plan;
-        if (q.kind !== 'Project' || q.child.kind !== 'Filter') return undefined;
+        if (q.kind !== 'Project') return undefined;
+        const from = q.child.kind === 'Filter' ? q.child.child : q.child;
         // Over a stream the join is a join of streams, under their rules (a time range; NOT
         // EXISTS is a LEFT ANTI join, which Spark refuses with a stream on the right).
-        const n = named(q.child.child);
+        const n = named(from);
         const other = stream && n && this.relations.find((r) => r.sourceName.toLowerCase() === n.table.toLowerCase());
-        const t = staticOf(q.child.child) ?? (other ? { schema: relationOutput(other), qualifier: n.qualifier, direct: true } : undefined);
+        // A static table or CTE by name, or another stream, with a WHERE; any other relation of
+        // static data (an inline table, range(), a subquery), or an uncorrelated EXISTS (no WHERE:
+        // a semi join without a condition), as Spark's RewritePredicateSubquery takes any relation.
+        const byName = q.child.kind === 'Filter' ? staticOf(from) ?? (other ? { schema: relationOutput(other), qualifier: n.qualifier, direct: true } : undefined) : undefined;
+        const t = byName ?? this.staticRelationOf(from);
         if (!t) return undefined;
-        const where = q.child.condition;
-        return tableJoin(negated, q.child.child, t, (inner) => inner(where), c.pos);
+        const where = q.child.kind === 'Filter' ? q.child.condition : undefined;
+        return tableJoin(negated, from, t, (inner) => where && inner(where), c.pos);
       }
       if (p.kind !== 'InSubquery' || p.values.length !== 1 || p.values[0].kind !== 'UnresolvedAttribute' || !oneColumn(p.query)) return undefined;
       const query = p.query;
@@ -1295,6 +1300,17 @@ class QueryPlanner {
   }
 
   /** Whether a query reads tables, each of them one of the job's static tables or a CTE over them (no stream). */
+  /**
+   * A relation of static data that is no static table by name (an inline table, range(), a
+   * subquery or CTE over static tables): its columns, and the alias its query names it by.
+   */
+  private staticRelationOf(u: UnresolvedPlan): { schema: Schema; qualifier: string; direct: false } | undefined {
+    // A join of static tables names its columns by its tables' names, which one alias cannot carry.
+    if (u.kind === 'Join' || !this.readsStaticTablesOnly(u, this.ctes)) return undefined;
+    const schema = this.resolved(this.withStaticLeaves(() => this.plan(selectAll(u, u.pos), this.ctes))).output;
+    return { schema, qualifier: u.kind === 'SubqueryAlias' ? u.alias : '', direct: false };
+  }
+
   private readsStaticTablesOnly(u: UnresolvedPlan, ctes: ReadonlyMap<string, LogicalPlan> = new Map()): boolean {
     const names = relationNames(u);
     return names.length > 0 && this.readsNoStream(u, ctes);
