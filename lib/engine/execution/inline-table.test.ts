@@ -163,6 +163,11 @@ describe('a nondeterministic CTE over static data', () => {
     expect(await run('WITH q AS (SELECT rand() AS r FROM range(1, 5)) SELECT e.id, c.n FROM events e CROSS JOIN (SELECT count(*) AS n FROM q a JOIN q b ON a.r = b.r) c WHERE e.id = 1')).toEqual(['1:4']);
   });
 
+  it('over the stream is inlined into each read, each drawing its own values in the batch', async () => {
+    expect(await run('WITH c AS (SELECT id, rand() AS r FROM events) SELECT id FROM c WHERE r >= 0 AND r < 1')).toEqual(['1', '2', '3', '4']);
+    expect(await run('WITH c AS (SELECT id, rand() AS r FROM events) SELECT id FROM c UNION ALL SELECT id FROM c')).toEqual(['1', '1', '2', '2', '3', '3', '4', '4']);
+  });
+
   it('is still inlined where it is deterministic', async () => {
     expect(await run('WITH q AS (SELECT id FROM range(1, 5)) SELECT e.id, c.n FROM events e CROSS JOIN (SELECT count(*) AS n FROM (SELECT * FROM q UNION ALL SELECT * FROM q)) c WHERE e.id = 1')).toEqual(['1:8']);
   });
