@@ -6,51 +6,11 @@
  * refusals (INVALID_INLINE_TABLE.*). A NULL column of a
  * UNION of streams widens the same way.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '../clock';
-import { withErrorClass } from '../errors';
-import { MemorySinkTable } from '../sinks/memory-sink';
-import { MemoryStream } from '../sources/memory-source';
+import { describe, expect, it } from 'vitest';
 import { validateJob } from '../spec/validate-job';
-import { MicroBatchExecution } from './micro-batch-execution';
-import { mustParse } from './testing/test-fixtures';
+import { EVENTS, eventsQueries } from './testing/events-query';
 
-const roots: string[] = [];
-afterAll(async () => {
-  for (const r of roots) await rm(r, { recursive: true, force: true });
-});
-
-const EVENTS = [{ name: 'id', type: 'long' }, { name: 'k', type: 'long' }];
-const ROWS = [{ id: 1, k: 1 }, { id: 2, k: 2 }, { id: 3, k: 3 }, { id: 4, k: null }];
-
-let n = 0;
-const specOf = (sql: string, name = `inline-${process.pid}-${n++}`, dir = '/nonexistent') => ({
-  name,
-  source: { name: 'events', type: 'memory', options: { stream: name }, schema: EVENTS },
-  sql,
-  sink: { type: 'memory', options: { table: name } },
-  trigger: { type: 'available-now' },
-  checkpointLocation: path.join(dir, 'cp'),
-});
-
-/** The query's output over ROWS in one batch, each row as `a:b:…` in column order, sorted. */
-async function run(sql: string): Promise<string[]> {
-  const dir = await mkdtemp(path.join(tmpdir(), 'weir-inline-table-'));
-  roots.push(dir);
-  const spec = specOf(sql, undefined, dir);
-  const q = new MicroBatchExecution({ spec: mustParse(spec), clock: new ManualClock(0) });
-  MemoryStream.named(spec.name).addData(...ROWS);
-  await q.processAllAvailable();
-  await q.stop();
-  return MemorySinkTable.named(spec.name).rows.map((r) => Object.values(r).map((v) => (typeof v === 'bigint' ? `${v}n` : String(v))).join(':')).sort();
-}
-
-const outputSchema = (sql: string) => validateJob(specOf(sql)).outputSchema?.map((f) => `${f.name} ${f.type}`);
-/** The validation's errors, each as the CLI prints it: `[<error class>] <message>`. */
-const errorOf = (sql: string) => validateJob(specOf(sql)).errors.map((e) => withErrorClass(e.message, e.errorClass)).join('\n');
+const { specOf, run, outputSchema, errorOf } = eventsQueries('inline-table');
 
 describe('inline tables (VALUES) beside a stream', () => {
   it('joins as a static table, its columns named by the alias list', async () => {

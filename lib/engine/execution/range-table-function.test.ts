@@ -6,55 +6,11 @@
  * that does not divide the span, BIGINT's ends near 2^63), its refusals with Spark's error
  * classes, and its rows generated only in the run, where more than the limit fail it by name.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '../clock';
-import { withErrorClass } from '../errors';
+import { describe, expect, it } from 'vitest';
 import { rangeIds } from '../query/generators';
-import { MemorySinkTable } from '../sinks/memory-sink';
-import { MemoryStream } from '../sources/memory-source';
-import { validateJob } from '../spec/validate-job';
-import { MicroBatchExecution } from './micro-batch-execution';
-import { mustParse } from './testing/test-fixtures';
+import { eventsQueries } from './testing/events-query';
 
-const roots: string[] = [];
-afterAll(async () => {
-  for (const r of roots) await rm(r, { recursive: true, force: true });
-});
-
-const EVENTS = [{ name: 'id', type: 'long' }, { name: 'k', type: 'long' }];
-const ROWS = [{ id: 1, k: 1 }, { id: 2, k: 2 }, { id: 3, k: 3 }, { id: 4, k: null }];
-
-let n = 0;
-const specOf = (sql: string, name = `range-${process.pid}-${n++}`, dir = '/nonexistent') => ({
-  name,
-  source: { name: 'events', type: 'memory', options: { stream: name }, schema: EVENTS },
-  sql,
-  sink: { type: 'memory', options: { table: name } },
-  trigger: { type: 'available-now' },
-  checkpointLocation: path.join(dir, 'cp'),
-});
-
-/** The query's output over ROWS in one batch, each row as `a:b:…` in column order, sorted. */
-async function run(sql: string): Promise<string[]> {
-  const dir = await mkdtemp(path.join(tmpdir(), 'weir-range-'));
-  roots.push(dir);
-  const spec = specOf(sql, undefined, dir);
-  const q = new MicroBatchExecution({ spec: mustParse(spec), clock: new ManualClock(0) });
-  MemoryStream.named(spec.name).addData(...ROWS);
-  try {
-    await q.processAllAvailable();
-  } finally {
-    await q.stop();
-  }
-  return MemorySinkTable.named(spec.name).rows.map((r) => Object.values(r).map((v) => (typeof v === 'bigint' ? `${v}n` : String(v))).join(':')).sort();
-}
-
-const outputSchema = (sql: string) => validateJob(specOf(sql)).outputSchema?.map((f) => `${f.name} ${f.type}`);
-/** The validation's errors, each as the CLI prints it: `[<error class>] <message>`. */
-const errorOf = (sql: string) => validateJob(specOf(sql)).errors.map((e) => withErrorClass(e.message, e.errorClass)).join('\n');
+const { run, outputSchema, errorOf } = eventsQueries('range');
 /** The ids of range(args), the arguments as Range reads them (each a BIGINT). */
 const ids = (...args: (number | bigint)[]) => rangeIds(args, []).map(String);
 
