@@ -1,6 +1,7 @@
 /**
  * Identifier text from dt-sql-parser's Spark parse tree: backquoted names unquoted (Spark's
- * `` `a``b` `` is a`b), everything else as written. Part of the Spark SQL front end (see
+ * `` `a``b` `` is a`b), everything else as written (a double-quoted text is never a name: the
+ * parser refuses it, SparkParser.quotedIdentifier). Part of the Spark SQL front end (see
  * unresolved-plan.ts).
  */
 import type { ParserRuleContext } from 'antlr4ng';
@@ -9,8 +10,5 @@ import type { ParserRuleContext } from 'antlr4ng';
 export function identifierText(ctx: ParserRuleContext): string {
   const t = ctx.getText();
   if (t.length >= 2 && t.startsWith('`') && t.endsWith('`')) return t.slice(1, -1).replace(/``/g, '`');
-  // "x" reaches here only where the grammar takes it as a name (an alias, a field name); Spark
-  // with its default (spark.sql.ansi.doubleQuotedIdentifiers=false) would read a string there.
-  if (t.length >= 2 && t.startsWith('"') && t.endsWith('"')) return t.slice(1, -1).replace(/""/g, '"');
   return t;
 }

@@ -1,7 +1,7 @@
 import { CharStreams, CommonTokenStream } from 'antlr4ng';
 import { SparkSqlLexer } from 'dt-sql-parser/dist/lib/spark/SparkSqlLexer';
 import { describe, expect, it } from 'vitest';
-import { parseExpression } from './ast-builder';
+import { parseExpression, parsePlan } from './ast-builder';
 import { SparkSqlParser } from './spark-parser';
 
 describe('the grammar changes', () => {
@@ -13,5 +13,27 @@ describe('the grammar changes', () => {
     const name = parser.errorCapturingIdentifier();
     expect(name.errorCapturingIdentifierExtra().identifier().map((i) => i.getText())).toEqual(['b']);
     expect(parseExpression('a-b')).toMatchObject({ kind: 'BinaryOperator', op: 'Subtract' });
+  });
+});
+
+describe('a double-quoted text (spark.sql.ansi.doubleQuotedIdentifiers off, as Spark runs by default)', () => {
+  it('is never a name: a syntax error at it, where the grammar reads a name', () => {
+    for (const [sql, near] of [
+      ['SELECT 1 FROM "t"', '"t"'],
+      ['SELECT 1 AS "x" FROM t', '"x"'],
+      ['SELECT 1 FROM t AS x("a")', '"a"'],
+      ['SELECT "f"() FROM t', '"f"'],
+      ['SELECT "s".f() FROM t', '"s"'],
+      ['SELECT 1 FROM "no_""t"', '"no_""t"'],
+    ]) {
+      expect(() => parsePlan(sql), sql).toThrow(`[PARSE_SYNTAX_ERROR] Syntax error at or near '${near}'.`);
+    }
+  });
+
+  it('is a string everywhere else', () => {
+    expect(parseExpression('"he""llo"')).toMatchObject({ kind: 'Literal', value: 'he"llo' });
+    expect(parseExpression(`'a' "b"`)).toMatchObject({ kind: 'Literal', value: 'ab' });
+    expect(parseExpression('INTERVAL "1" YEAR')).toMatchObject({ kind: 'Literal' });
+    expect(() => parsePlan('SELECT "a", `b` AS c FROM t')).not.toThrow();
   });
 });

@@ -24,6 +24,8 @@
  *   it closer to Spark's grammar and cut the cost of prediction; a query is parsed with the
  *   `query` rule (parseQuery), the statement recognized from its tokens.
  * - SELECT, FROM and TABLE as names where Spark takes them (parseTokens).
+ * - A double-quoted text as a name is a syntax error, as with Spark's default
+ *   spark.sql.ansi.doubleQuotedIdentifiers=false (SparkParser.quotedIdentifier).
  */
 import {
   ATNDeserializer, AtomTransition, BailErrorStrategy, BaseErrorListener, CharStreams, CommonToken, CommonTokenStream, DecisionState, DefaultErrorStrategy, DFA,
@@ -32,7 +34,7 @@ import {
 } from 'antlr4ng';
 import type { ATN, ATNSimulator, ATNState, CharStream, Recognizer, TokenFactory, TokenSource, TokenStream } from 'antlr4ng';
 import { SparkSqlLexer } from 'dt-sql-parser/dist/lib/spark/SparkSqlLexer';
-import { ColumnNamePathContext, SparkSqlParser } from 'dt-sql-parser/dist/lib/spark/SparkSqlParser';
+import { ColumnNamePathContext, QuotedIdentifierContext, SparkSqlParser } from 'dt-sql-parser/dist/lib/spark/SparkSqlParser';
 import type { QueryContext } from 'dt-sql-parser/dist/lib/spark/SparkSqlParser';
 import { SqlValidationError } from '../sql-error';
 import type { Position } from './unresolved-plan';
@@ -246,6 +248,25 @@ class SparkParser extends SparkSqlParser {
       this.exitRule();
     }
     return ctx;
+  }
+
+  /**
+   * Spark's `quotedIdentifier: BACKQUOTED_IDENTIFIER | {double_quoted_identifiers}?
+   * DOUBLEQUOTED_STRING`: with spark.sql.ansi.doubleQuotedIdentifiers off (its default) a
+   * double-quoted text is never a name (`FROM "t"`, `AS "x"`, `"f"()`), a syntax error at it.
+   * dt-sql-parser's rule takes both.
+   */
+  override quotedIdentifier(): QuotedIdentifierContext {
+    const t = this.getCurrentToken();
+    if (t.type === SparkSqlLexer.DOUBLEQUOTED_STRING) throw new DoubleQuotedName(t);
+    return super.quotedIdentifier();
+  }
+}
+
+/** A double-quoted text where the grammar reads a name (SparkParser.quotedIdentifier). */
+class DoubleQuotedName extends Error {
+  constructor(readonly token: Token) {
+    super('a double-quoted name');
   }
 }
 export * as Ctx from 'dt-sql-parser/dist/lib/spark/SparkSqlParser';
@@ -492,15 +513,23 @@ function runParser<T>(tokens: readonly Token[], listener: ThrowingListener, entr
   sll.errorHandler = new BailErrorStrategy();
   let parser = sll;
   let tree: T;
+  const named = (e: unknown) => {
+    if (e instanceof DoubleQuotedName) listener.syntaxError(parser, e.token, e.token.line, e.token.column);
+    return e;
+  };
   try {
     tree = entry(sll);
   } catch (e) {
-    if (e instanceof SqlValidationError) throw e;
+    if (named(e) instanceof SqlValidationError) throw e;
     parser = make();
     parser.interpreter.predictionMode = PredictionMode.LL;
     parser.errorHandler = new DefaultErrorStrategy();
     parser.addErrorListener(listener);
-    tree = entry(parser);
+    try {
+      tree = entry(parser);
+    } catch (e2) {
+      throw named(e2);
+    }
   }
   // Every entry reads the whole text: what is left is an error at its first token.
   const rest = parser.getCurrentToken();
