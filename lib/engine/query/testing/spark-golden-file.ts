@@ -104,7 +104,10 @@ function viewSelect(name: string, columns: string | undefined, body: string): st
   let select = /^\s*values\b/i.test(body) ? `SELECT * FROM ${body}` : body;
   // Spark's SELECT without FROM reads its one-row relation; Weir's needs a table to read.
   if (!/\bfrom\b/i.test(topLevel(select))) select = `${select} FROM VALUES (0) AS one_row(one_row)`;
-  return columns ? `SELECT * FROM (${select}) AS ${name}(${columns})` : select;
+  if (!columns) return select;
+  // A column's `COMMENT 'text'` (Spark's identifierCommentList) is the column's description, not part of its name.
+  const names = selectItems(columns).map((c) => c.replace(/\s+comment\s+(?:'(?:[^']|'')*'|"(?:[^"]|"")*")\s*$/i, '').trim());
+  return `SELECT * FROM (${select}) AS ${name}(${names.join(', ')})`;
 }
 
 /** The columns of `CREATE TABLE t (a INT, b DECIMAL(3, 1))`: each name and type. */
