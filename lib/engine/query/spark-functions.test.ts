@@ -231,6 +231,9 @@ const EXAMPLES: [string, unknown][] = [
   ["typeof(concat(X'41', X'42', X'43'))", 'binary'],
   ["hex(concat(X'41', X'42', X'43'))", '414243'],
   ["typeof(concat(X'41', NULL))", 'string'],
+  // Spark's Concat of no children: the empty STRING.
+  ['typeof(concat())', 'string'],
+  ['length(concat())', 0],
   ["concat('a', X'42')", 'aB'],
   ["X'41' || 'b'", 'Ab'],
   ["typeof(concat_ws('', X'41', X'42'))", 'string'],

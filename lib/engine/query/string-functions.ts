@@ -440,8 +440,9 @@ export const STRING_FUNCTIONS: Record<string, FunctionDef> = {
   concat: {
     // Spark's ConcatCoercion casts every argument to a STRING unless all are BINARYs, whose bytes
     // concatenate to a BINARY (spark.sql.function.concatBinaryAsString false, the default).
-    min: 1, max: 64, exactLongs: true, textArgs: true, ofArrays: CONCAT_ARRAYS, type: (a) => noStructOrMap(a) ?? (a.every((t) => t === 'binary') ? 'binary' : 'string'),
-    impl: (args, _c, t) => (t.every((x) => x === 'binary') ? new Uint8Array(Buffer.concat(args as Uint8Array[])) : joinChecked('concat()', args.map(utf8Text), '')),
+    // Without arguments it is the empty STRING (Concat's dataType of no children).
+    min: 0, max: 64, exactLongs: true, textArgs: true, ofArrays: CONCAT_ARRAYS, type: (a) => noStructOrMap(a) ?? (a.length > 0 && a.every((t) => t === 'binary') ? 'binary' : 'string'),
+    impl: (args, _c, t) => (t.length > 0 && t.every((x) => x === 'binary') ? new Uint8Array(Buffer.concat(args as Uint8Array[])) : joinChecked('concat()', args.map(utf8Text), '')),
   },
   concat_ws: {
     min: 1, max: 64, exactLongs: true, nullIntolerant: false, textArgs: true, ofArrays: CONCAT_WS_ARRAYS, type: (a) => str(a, 1) ?? noStructOrMap(a) ?? 'string',
