@@ -217,4 +217,18 @@ describe("NOT IN and [NOT] EXISTS over a static table (Spark's RewritePredicateS
     expect(notIn.rows).toEqual(['2:12', '3:five', '4:null']);
     expect(notIn.explain).toMatch(/Join LeftAnti \(\(cast\(k as bigint\) = code\) AND .* OR .*= price\) IS NULL/);
   });
+
+  it('(a, b) IN joins on each column pair; NOT IN drops a row some subquery row equals or leaves unknown on every pair', async () => {
+    const inTable = await run('SELECT e.id, e.s AS label FROM events e WHERE (e.k, e.amt) IN (SELECT code, price FROM codes)');
+    expect(inTable.rows).toEqual(['1:5']);
+    // codes' (NULL, 'none') is unknown on k, but no event's s is 'none': it drops only event 4 (NULL, NULL).
+    expect((await run('SELECT e.id, e.s AS label FROM events e WHERE (k, s) NOT IN (SELECT code, label FROM codes)')).rows).toEqual(['1:5', '2:12', '3:five']);
+    const inline = await run("SELECT e.id, e.s AS label FROM events e WHERE (k, s) NOT IN (SELECT c, l FROM VALUES (6, 'five'), (NULL, '12') AS t(c, l))");
+    expect(inline.rows).toEqual(['1:5']);
+    expect(inline.explain).toMatch(/Join LeftAnti \(\(\(k = __in_value_0\) OR \(\(k = __in_value_0\) IS NULL\)\) AND \(\(s = __in_value_1\) OR \(\(s = __in_value_1\) IS NULL\)\)\)/);
+  });
+
+  it('(a, b) IN a subquery of another number of columns is DATATYPE_MISMATCH.IN_SUBQUERY_LENGTH_MISMATCH', async () => {
+    await expect(run('SELECT e.id, e.s AS label FROM events e WHERE (k, s) IN (SELECT code FROM codes)')).rejects.toThrow(/^\[DATATYPE_MISMATCH\.IN_SUBQUERY_LENGTH_MISMATCH\] .*Left hand side columns\(length: 2\): \["k", "s"\], right hand side columns\(length: 1\): \["code"\]\. Select as many/);
+  });
 });

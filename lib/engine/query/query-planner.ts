@@ -182,25 +182,42 @@ function relationNames(u: UnresolvedPlan): string[] {
   return planChildren(u).flatMap(relationNames);
 }
 
-/** Whether a query's select list is one item (not a star): the one column an IN subquery compares. */
-function oneColumn(p: UnresolvedPlan): boolean {
+/** A query's select list, or undefined where a star leaves it to resolution: the columns an IN subquery compares. */
+function selectItems(p: UnresolvedPlan): readonly Expression[] | undefined {
   switch (p.kind) {
     case 'Project':
-      return p.projectList.length === 1 && p.projectList[0].kind !== 'UnresolvedStar';
+      return p.projectList.some((e) => e.kind === 'UnresolvedStar') ? undefined : p.projectList;
     case 'Aggregate':
-      return p.aggregateExpressions.length === 1 && p.aggregateExpressions[0].kind !== 'UnresolvedStar';
+      return p.aggregateExpressions.some((e) => e.kind === 'UnresolvedStar') ? undefined : p.aggregateExpressions;
     case 'Union':
-      return oneColumn(p.children[0]);
+      return selectItems(p.children[0]);
     case 'Except': case 'Intersect':
-      return oneColumn(p.left);
+      return selectItems(p.left);
     case 'Distinct': case 'Limit': case 'Sort': case 'UnresolvedHaving': case 'RepartitionByExpression':
-      return oneColumn(p.child);
+      return selectItems(p.child);
     // Every member listed, so that a new one is a lint error until it is handled here.
     case 'Filter': case 'Generate': case 'Join': case 'Offset': case 'OneRowRelation': case 'SubqueryAlias':
     case 'UnresolvedRelation': case 'UnresolvedSubqueryColumnAliases': case 'UnresolvedWith': case 'Unpivot': case 'Pivot':
     default:
-      return false;
+      return undefined;
   }
+}
+
+/** Whether a query's select list is one item (not a star): the one column an IN subquery compares. */
+function oneColumn(p: UnresolvedPlan): boolean {
+  return selectItems(p)?.length === 1;
+}
+
+/** Spark's DATATYPE_MISMATCH.IN_SUBQUERY_LENGTH_MISMATCH: `(a, b) IN (SELECT …)` of another number of columns. */
+function inSubqueryLengthMismatch(p: Extract<Expression, { kind: 'InSubquery' }>, items: readonly Expression[]): SqlValidationError {
+  const sql = (e: Expression) => `"${expressionSql(e)}"`;
+  const left = p.values.length > 1 ? `named_struct(${p.values.map((v) => `'${expressionSql(v)}', ${expressionSql(v)}`).join(', ')})` : expressionSql(p.values[0]);
+  return new SqlValidationError(
+    `[DATATYPE_MISMATCH.IN_SUBQUERY_LENGTH_MISMATCH] Cannot resolve "(${left} IN (listquery()))" due to data type mismatch: ` +
+      `The number of columns in the left hand side of an IN subquery does not match the number of columns in the output of subquery. ` +
+      `Left hand side columns(length: ${p.values.length}): [${p.values.map(sql).join(', ')}], right hand side columns(length: ${items.length}): [${items.map(sql).join(', ')}]. ` +
+      `Select as many columns in the subquery as the values before IN, one per value`,
+    lineColumn(p.pos), 'IN', 'DATATYPE_MISMATCH.IN_SUBQUERY_LENGTH_MISMATCH');
 }
 
 /** A relation in FROM by name, optionally aliased: its name and the qualifier its columns are read by. */
@@ -994,15 +1011,19 @@ class QueryPlanner {
         const where = q.child.kind === 'Filter' ? q.child.condition : undefined;
         return tableJoin(negated, from, t, (inner) => where && inner(where), c.pos);
       }
-      if (p.kind !== 'InSubquery' || p.values.length !== 1 || p.values[0].kind !== 'UnresolvedAttribute' || !oneColumn(p.query)) return undefined;
+      if (p.kind !== 'InSubquery' || !p.values.every((v) => v.kind === 'UnresolvedAttribute')) return undefined;
+      const items = selectItems(p.query);
+      if (!items) return undefined;
+      if (items.length !== p.values.length) throw inSubqueryLengthMismatch(p, items);
       const query = p.query;
-      const value = stream ? qualified(p.values[0], stream.qualifier) : p.values[0];
+      const values = p.values.map((v) => (stream ? qualified(v, stream.qualifier) : v));
+      const value = values[0];
       // Correlated (`x IN (SELECT c FROM t WHERE t.k = e.k)`): Spark's rewrite joins the table on
       // `x = c` and the subquery's WHERE; NOT IN on `(x = c OR isnull(x = c))` and the WHERE, a
       // NULL comparison keeping no row only among the rows the WHERE pairs it with.
       const table = query.kind === 'Project' && query.child.kind === 'Filter' ? query.child.child : undefined;
       const t = table && staticOf(table);
-      if (query.kind === 'Project' && query.child.kind === 'Filter' && table && t && readsOuterOf(query.child.condition, t, named(table)!.table)) {
+      if (values.length === 1 && query.kind === 'Project' && query.child.kind === 'Filter' && table && t && readsOuterOf(query.child.condition, t, named(table)!.table)) {
         const where = query.child.condition;
         const item = query.projectList[0].kind === 'Alias' ? query.projectList[0].child : query.projectList[0];
         return tableJoin(negated, table, t, (inner) => {
@@ -1016,19 +1037,24 @@ class QueryPlanner {
       // batch plan, its one column named for the join.
       // Over a join or a subquery the outer column is left as written, to be resolved there as
       // WHERE would; the table's column is then renamed, so that a name both have is the outer's.
-      const plain = stream !== undefined && query.kind === 'Project' && query.projectList[0].kind === 'UnresolvedAttribute' && staticOf(query.child)?.direct === true;
+      // `(a, b) IN (…)` joins on each column pair (`a = x AND b = y`); `(a, b) NOT IN (…)` is
+      // the anti join on `(a = x OR isnull(a = x)) AND (b = y OR isnull(b = y))`, as Spark's
+      // rewrite: a row is kept only where no subquery row is equal or unknown on every pair.
+      const plain = stream !== undefined && query.kind === 'Project' && query.projectList.every((e) => e.kind === 'UnresolvedAttribute') && staticOf(query.child)?.direct === true;
       // Its tables may be the outer query's CTEs over static tables (this.ctes: the SELECT's scope).
       if (!plain && !this.readsStaticTablesOnly(query, this.ctes)) return undefined;
+      const names = values.length === 1 ? [IN_SUBQUERY_VALUE] : values.map((_, i) => `${IN_SUBQUERY_VALUE}_${i}`);
       const right: UnresolvedPlan = plain ? query.child : {
         kind: 'SubqueryAlias', alias: IN_SUBQUERY, pos: query.pos,
-        child: { kind: 'UnresolvedSubqueryColumnAliases', outputColumnNames: [IN_SUBQUERY_VALUE], child: query, pos: query.pos },
+        child: { kind: 'UnresolvedSubqueryColumnAliases', outputColumnNames: names, child: query, pos: query.pos },
       };
-      const condition: Expression = {
-        kind: 'BinaryOperator', op: 'EqualTo', pos: p.pos,
-        left: value,
-        right: plain ? qualified(query.projectList[0], named(query.child)!.qualifier) : { kind: 'UnresolvedAttribute', nameParts: [IN_SUBQUERY, IN_SUBQUERY_VALUE], pos: p.pos },
-      };
-      return { joinType: negated ? 'LeftAnti' : 'LeftSemi', right, condition, pos: c.pos, ...(negated ? { nullAware: true } : {}) };
+      const pairs = values.map((left, i): Expression => ({
+        kind: 'BinaryOperator', op: 'EqualTo', pos: p.pos, left,
+        right: plain ? qualified(query.projectList[i], named(query.child)!.qualifier) : { kind: 'UnresolvedAttribute', nameParts: [IN_SUBQUERY, names[i]], pos: p.pos },
+      }));
+      if (values.length === 1) return { joinType: negated ? 'LeftAnti' : 'LeftSemi', right, condition: pairs[0], pos: c.pos, ...(negated ? { nullAware: true } : {}) };
+      const matched = negated ? pairs.map((e): Expression => ({ kind: 'BinaryOperator', op: 'Or', left: e, right: { kind: 'IsNull', child: e, pos: p.pos }, pos: p.pos })) : pairs;
+      return { joinType: negated ? 'LeftAnti' : 'LeftSemi', right, condition: conjunctionOf(matched), pos: c.pos };
     };
     // Each such conjunct is its own join, in the order written, each over the joins before it
     // (Spark's rewrite folds them the same way); a semi or anti join outputs its left side's

@@ -57,7 +57,6 @@ const WHY = {
   repeatedOutputName: "two output columns of one name (a column list `t(x, x)`, or `SELECT *` over two CTEs that both have `a`): Weir refuses the repeated name (a row holds a column by its name), where Spark's result repeats it",
   oldBinaryPrint: "this copy's Spark (of 2.4's time) printed a BINARY as its bytes in hex ([31 30]); Spark 3.x's sql-tests print its UTF-8 text, as Weir does",
   nestedSubquery: "a subquery inside a predicate subquery (EXISTS (… WHERE … EXISTS (…)), a scalar subquery in an EXISTS subquery's select list or WHERE) is refused: Weir makes the EXISTS a LEFT SEMI join on its WHERE, and a join's condition holds no subquery; Spark rewrites the inner subquery first, inside the outer one's plan",
-  multiColumnInSubquery: "(a1, b1) [NOT] IN (SELECT …) is refused as not supported: Weir runs an IN subquery of one value; Spark joins on each column pair, and refuses the subquery of one struct column with DATATYPE_MISMATCH.IN_SUBQUERY_LENGTH_MISMATCH, a check Weir does not reach",
   correlatedScalarShape: "a correlated scalar subquery whose outer references sit deeper than one table's WHERE (in a subquery or a CTE of its FROM, a join's ON, a UNION's branches, its select list, an inline table's FROM) is refused as not supported: Weir runs one as Spark's RewriteCorrelatedScalarSubquery does for SELECT <aggregate> FROM <table> WHERE <equalities with the outer query> [GROUP BY them], and does not decorrelate a deeper plan (Spark's DecorrelateInnerQuery)",
   correlatedScalarNotAggregated: "a correlated scalar subquery that is not aggregated (ORDER BY … LIMIT 1, DISTINCT, one over a one-row CTE) is refused: Weir's rewrite needs an aggregate (MUST_AGGREGATE_CORRELATED_SCALAR_SUBQUERY, or as not supported); Spark 3.4+ decorrelates a LIMIT and proves one row of a CTE and answers",
   correlatedReferenceClass: "refused as a correlated scalar subquery Weir does not run (its outer references are in a UNION's branches); Spark refuses it for its outer column inside an aggregate, UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.CORRELATED_REFERENCE",
@@ -775,8 +774,6 @@ const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> 
     "SELECT\n    count(DISTINCT hiredate),\n    sum(DISTINCT salary)\nFROM   emp\nGROUP BY EXISTS (SELECT 1\n                 FROM   dept\n                 WHERE  emp.dept_id = dept.dept_id)": WHY.subqueryInGroupBy,
   },
   "in-basic": {
-    "select 1 from tab_a where (a1, b1) not in (select a2, b2 from tab_b)": WHY.multiColumnInSubquery,
-    "select 1 from tab_a where (a1, b1) not in (select (a2, b2) from tab_b)": WHY.multiColumnInSubquery,
   },
   "scalar-subquery-predicate": {
     "select *\nfrom range(1, 3) t1\nwhere (select t2.id c\n       from range (1, 2) t2 where t1.id = t2.id\n      ) is not null": WHY.correlatedScalarNotAggregated,

@@ -163,12 +163,8 @@ class PlanAstBuilder {
    * nondeterministic or an aggregate, as Spark's ResolveInlineTables requires.
    */
   private inlineTable(exprs: C<'ExpressionContext'>[], alias: C<'TableAliasContext'> | null, pos: Position): LogicalPlan {
-    const rows = exprs.map((x) => {
-      const e = this.expr.expression(x);
-      // `(1, 'a')` is a row of two values (Spark's style 1); struct(1, 'a') one value, a struct.
-      const rowConstructor = e.kind === 'UnresolvedFunction' && e.nameParts[0] === 'struct' && this.parsed.text.sql[e.pos.start] === '(';
-      return rowConstructor ? (e as UnresolvedFunction).arguments.map((a) => (a.kind === 'Alias' ? a.child : a)) : [e];
-    });
+    // `(1, 'a')` is a row of two values (Spark's style 1); struct(1, 'a') one value, a struct.
+    const rows = exprs.map((x) => this.expr.rowValues(this.expr.expression(x)));
     // Its columns' names as Spark's UnresolvedInlineTable has them: the alias list, else col1, col2, …
     const aliases = alias?._alias && alias.identifierList() ? this.identifierList(alias.identifierList()!) : [];
     const names = aliases.length ? aliases : rows[0].map((_, i) => `col${i + 1}`);

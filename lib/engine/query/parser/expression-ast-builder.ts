@@ -44,6 +44,16 @@ export class ExpressionAstBuilder {
     private readonly plan: (q: C<'QueryContext'>) => LogicalPlan,
   ) {}
 
+  /**
+   * A row constructor's values (`(1, 'a')` two values, as Spark's AstBuilder reads a
+   * CreateNamedStruct in VALUES and before IN (subquery)); any other expression, struct(1, 'a')
+   * too, one value.
+   */
+  rowValues(e: Expression): Expression[] {
+    const rowConstructor = e.kind === 'UnresolvedFunction' && e.nameParts[0] === 'struct' && this.parsed.text.sql[e.pos.start] === '(';
+    return rowConstructor ? e.arguments.map((a) => (a.kind === 'Alias' ? a.child : a)) : [e];
+  }
+
   pos(ctx: ParserRuleContext): Position {
     return this.parsed.text.span(ctx.start!, ctx.stop);
   }
@@ -77,7 +87,7 @@ export class ExpressionAstBuilder {
       case 'BETWEEN':
         return negate({ kind: 'Between', value: e, lower: this.value(ctx._lower!), upper: this.value(ctx._upper!), pos });
       case 'IN':
-        if (ctx.query()) return negate({ kind: 'InSubquery', values: [e], query: this.plan(ctx.query()!), pos });
+        if (ctx.query()) return negate({ kind: 'InSubquery', values: this.rowValues(e), query: this.plan(ctx.query()!), pos });
         return negate({ kind: 'In', value: e, list: ctx.expression().map((x) => this.expression(x)), pos });
       case 'RLIKE':
       case 'REGEXP':

@@ -88,7 +88,7 @@ export function expressionSql(e: Expression, style: SqlStyle = {}): string {
     case 'IsNull': return `${s(e.child, 5)} IS NULL`;
     case 'IsNotNull': return `${s(e.child, 5)} IS NOT NULL`;
     case 'In': return `${s(e.value, 5)} IN (${e.list.map((x) => s(x, 1)).join(', ')})`;
-    case 'InSubquery': return `${s(e.values[0], 5)} IN (<subquery>)`;
+    case 'InSubquery': return `${e.values.length > 1 ? `(${e.values.map((v) => s(v, 1)).join(', ')})` : s(e.values[0], 5)} IN (<subquery>)`;
     case 'Between': return `${s(e.value, 5)} BETWEEN ${s(e.lower, 6)} AND ${s(e.upper, 6)}`;
     case 'Like': return `${s(e.left, 5)} ${e.caseInsensitive ? 'ILIKE' : 'LIKE'} ${s(e.right, 6)}${e.escapeChar === '\\' ? '' : ` ESCAPE ${quoteString(e.escapeChar)}`}`;
     case 'RLike': return `${s(e.left, 5)} RLIKE ${s(e.right, 6)}`;
