@@ -225,6 +225,7 @@ describe("NOT IN and [NOT] EXISTS over a static table (Spark's RewritePredicateS
     expect((await run('SELECT e.id, e.s AS label FROM events e WHERE (k, s) NOT IN (SELECT code, label FROM codes)')).rows).toEqual(['1:5', '2:12', '3:five']);
     const inline = await run("SELECT e.id, e.s AS label FROM events e WHERE (k, s) NOT IN (SELECT c, l FROM VALUES (6, 'five'), (NULL, '12') AS t(c, l))");
     expect(inline.rows).toEqual(['1:5']);
+    expect((await run("SELECT e.id, e.s AS label FROM events e WHERE (k, s) NOT IN (SELECT * FROM VALUES (6, 'five') AS t(c, l))")).rows).toEqual(['1:5', '2:12']);
     expect(inline.explain).toMatch(/Join LeftAnti \(\(\(k = __in_value_0\) OR \(\(k = __in_value_0\) IS NULL\)\) AND \(\(s = __in_value_1\) OR \(\(s = __in_value_1\) IS NULL\)\)\)/);
   });
 

@@ -1012,9 +1012,10 @@ class QueryPlanner {
         return tableJoin(negated, from, t, (inner) => where && inner(where), c.pos);
       }
       if (p.kind !== 'InSubquery' || !p.values.every((v) => v.kind === 'UnresolvedAttribute')) return undefined;
+      // Of several values, a star's columns are counted where the join's side renames them.
       const items = selectItems(p.query);
-      if (!items) return undefined;
-      if (items.length !== p.values.length) throw inSubqueryLengthMismatch(p, items);
+      if (!items && p.values.length === 1) return undefined;
+      if (items && items.length !== p.values.length) throw inSubqueryLengthMismatch(p, items);
       const query = p.query;
       const values = p.values.map((v) => (stream ? qualified(v, stream.qualifier) : v));
       const value = values[0];

@@ -84,9 +84,10 @@ export async function select(exprs: string): Promise<{ row: Row; schema: Schema 
  * Runs a query of static data (inline tables, and `ctes`, each `name AS (SELECT …)`) as the
  * static side of a join with a one-row stream, `WITH … SELECT q.* FROM src CROSS JOIN (query) q`,
  * which the engine runs as a batch: its rows, in the order the query gives them, and its fields.
+ * The query ends a line before `) q`, as a golden query may end in a `--` comment.
  */
 export async function selectStatic(query: string, ctes: readonly string[]): Promise<{ rows: Row[]; schema: Schema }> {
-  return overOneRow(compileStreamingQuery(`${ctes.length ? `WITH ${ctes.join(', ')} ` : ''}SELECT q.* FROM src CROSS JOIN (${query}) q`, oneRow));
+  return overOneRow(compileStreamingQuery(`${ctes.length ? `WITH ${ctes.join(', ')} ` : ''}SELECT q.* FROM src CROSS JOIN (${query}\n) q`, oneRow));
 }
 
 /** A table of rows a test holds in memory: its name, fields and rows. */
@@ -103,7 +104,7 @@ export interface HeldTable {
  */
 export async function selectStaticTables(query: string, tables: readonly HeldTable[]): Promise<{ rows: Row[]; schema: Schema }> {
   const specs: StaticTableSpec[] = tables.map((t) => ({ name: t.name, type: 'file', path: `memory:${t.name}`, schema: t.schema }));
-  const q = compileStreamingQuery(`SELECT q.* FROM src CROSS JOIN (${query}) q`, oneRow, { staticTables: specs });
+  const q = compileStreamingQuery(`SELECT q.* FROM src CROSS JOIN (${query}\n) q`, oneRow, { staticTables: specs });
   const held = new Map(tables.map((t) => [t.name.toLowerCase(), t.rows]));
   return overOneRow(q, { loadStaticTable: async (t: StaticTableSpec) => held.get(t.name.toLowerCase()) ?? [] });
 }
