@@ -17,7 +17,7 @@ import { MicroBatchExecution } from '../micro-batch-execution';
 import { mustParse } from './test-fixtures';
 
 export const EVENTS: Schema = [{ name: 'id', type: 'long' }, { name: 'k', type: 'long' }];
-export const ROWS: Row[] = [{ id: 1, k: 1 }, { id: 2, k: 2 }, { id: 3, k: 3 }, { id: 4, k: null }];
+const ROWS: Row[] = [{ id: 1, k: 1 }, { id: 2, k: 2 }, { id: 3, k: 3 }, { id: 4, k: null }];
 
 /** The queries' helpers, their jobs' names starting `prefix`; the checkpoints go after the file's tests. */
 export function eventsQueries(prefix: string) {
