@@ -106,15 +106,15 @@ describe('joinStateWatermarkOffsets', () => {
 describe('timeDifferenceRange', () => {
   const range = (text: string) => timeDifferenceRange(expr(text), timeOf, 'lt', 'rt');
   it.each([
-    ['rt BETWEEN lt - INTERVAL 10 SECONDS AND lt + INTERVAL 4 SECONDS', { min: -4_000, max: 10_000 }],
-    ['rk = lk AND rt >= lt - INTERVAL 10 SECONDS AND rt <= lt + INTERVAL 4 SECONDS', { min: -4_000, max: 10_000 }],
-    ['lt BETWEEN rt - INTERVAL 3 SECONDS AND rt + INTERVAL 7 SECONDS AND lk + rk > 5', { min: -3_000, max: 7_000 }],
-    ['rt > lt - INTERVAL 10 SECONDS AND lt + INTERVAL 4 SECONDS > rt', { min: -4_000, max: 10_000 }],
+    ['rt BETWEEN lt - INTERVAL 10 SECONDS AND lt + INTERVAL 4 SECONDS', { minMs: -4_000, maxMs: 10_000 }],
+    ['rk = lk AND rt >= lt - INTERVAL 10 SECONDS AND rt <= lt + INTERVAL 4 SECONDS', { minMs: -4_000, maxMs: 10_000 }],
+    ['lt BETWEEN rt - INTERVAL 3 SECONDS AND rt + INTERVAL 7 SECONDS AND lk + rk > 5', { minMs: -3_000, maxMs: 7_000 }],
+    ['rt > lt - INTERVAL 10 SECONDS AND lt + INTERVAL 4 SECONDS > rt', { minMs: -4_000, maxMs: 10_000 }],
     // One bound: the other side of the range is open.
-    ['lt > rt - INTERVAL 5 MINUTES', { min: -300_000, max: Infinity }],
-    ['rt - lt > INTERVAL 1 SECOND', { min: -Infinity, max: -1_000 }],
+    ['lt > rt - INTERVAL 5 MINUTES', { minMs: -300_000, maxMs: Infinity }],
+    ['rt - lt > INTERVAL 1 SECOND', { minMs: -Infinity, maxMs: -1_000 }],
     // Of two bounds the tighter: every joined pair meets both.
-    ['lt > rt - INTERVAL 5 MINUTES AND lt > rt - INTERVAL 1 MINUTE', { min: -60_000, max: Infinity }],
+    ['lt > rt - INTERVAL 5 MINUTES AND lt > rt - INTERVAL 1 MINUTE', { minMs: -60_000, maxMs: Infinity }],
     ['lk = rk', undefined],
     ['lt > rt - INTERVAL 1 SECOND OR lk = rk', undefined],
   ])('%s', (text, expected) => {
@@ -132,10 +132,10 @@ describe('timeDifferenceRange', () => {
           ? `lt ${ms(lo)} ${strictLo ? '<' : '<='} rt AND lt ${ms(hi)} ${strictHi ? '>' : '>='} rt`
           : `rt ${strictLo ? '>' : '>='} lt ${ms(lo)} AND rt ${strictHi ? '<' : '<='} lt ${ms(hi)}`;
         const r = range(text)!;
-        expect(r).toEqual({ min: -hi || 0, max: -lo || 0 });
+        expect(r).toEqual({ minMs: -hi || 0, maxMs: -lo || 0 });
         const rt = lt + d;
         const matches = compileExpression(expr(text), COLUMNS.map((name) => ({ name, type: 'timestamp' as const }))).eval;
-        if (matches({ lt, rt, lk: null, rk: null }, { batchTimestampMs: 0 }) === true) expect(lt - rt >= r.min && lt - rt <= r.max).toBe(true);
+        if (matches({ lt, rt, lk: null, rk: null }, { batchTimestampMs: 0 }) === true) expect(lt - rt >= r.minMs && lt - rt <= r.maxMs).toBe(true);
       }),
       { numRuns: 2000, seed: 3639 },
     );

@@ -152,21 +152,21 @@ function conjunctBounds(condition: Expr | undefined, timeOf: EventTimeColumnOf):
 
 function comparisonBound(c: Expr, timeOf: EventTimeColumnOf): TimeBound | undefined {
   if (c.kind !== 'binary' || (c.op !== '<' && c.op !== '<=' && c.op !== '>' && c.op !== '>=')) return undefined;
-    const a = linear(c.left, timeOf);
-    const b = linear(c.right, timeOf);
-    if (!a || !b || !wholeMillis(c)) return undefined;
-    const d = { left: a.left - b.left, right: a.right - b.right, constUs: a.constUs - b.constUs };
-    if (Math.abs(d.left) !== 1 || d.right !== -d.left) return undefined;
-    // The one column of each side it reads (a side of a join of joins has several event times).
-    const columns: Record<JoinSideName, Set<string>> = { left: new Set(), right: new Set() };
-    const collect = (e: Expr): void => {
-      if (e.kind === 'column') columns[timeOf(e)!].add(e.name);
-      else if (e.kind === 'unary') collect(e.arg);
-      else if (e.kind === 'binary') {
-        collect(e.left);
-        collect(e.right);
-      }
-    };
+  const a = linear(c.left, timeOf);
+  const b = linear(c.right, timeOf);
+  if (!a || !b || !wholeMillis(c)) return undefined;
+  const d = { left: a.left - b.left, right: a.right - b.right, constUs: a.constUs - b.constUs };
+  if (Math.abs(d.left) !== 1 || d.right !== -d.left) return undefined;
+  // The one column of each side it reads (a side of a join of joins has several event times).
+  const columns: Record<JoinSideName, Set<string>> = { left: new Set(), right: new Set() };
+  const collect = (e: Expr): void => {
+    if (e.kind === 'column') columns[timeOf(e)!].add(e.name);
+    else if (e.kind === 'unary') collect(e.arg);
+    else if (e.kind === 'binary') {
+      collect(e.left);
+      collect(e.right);
+    }
+  };
   collect(c);
   if (columns.left.size !== 1 || columns.right.size !== 1) return undefined;
   return { left: [...columns.left][0], right: [...columns.right][0], sign: d.left as 1 | -1, constUs: d.constUs, op: c.op };
@@ -174,12 +174,12 @@ function comparisonBound(c: Expr, timeOf: EventTimeColumnOf): TimeBound | undefi
 
 /**
  * What the condition's time bounds over the event-time columns `left` and `right` say of their
- * difference, in milliseconds: every pair the condition joins has `min ≤ left − right ≤ max`
+ * difference, in milliseconds: every pair the condition joins has `minMs ≤ left − right ≤ maxMs`
  * (±Infinity where nothing bounds it). Read from the conjuncts that are such bounds, whatever
  * the others are: a range every joined pair is in, so a pair outside it can be passed over
  * without evaluating the condition. Undefined when no conjunct bounds the two.
  */
-export function timeDifferenceRange(condition: Expr | undefined, timeOf: EventTimeColumnOf, left: string, right: string): { min: number; max: number } | undefined {
+export function timeDifferenceRange(condition: Expr | undefined, timeOf: EventTimeColumnOf, left: string, right: string): { minMs: number; maxMs: number } | undefined {
   let min = -Infinity, max = Infinity;
   const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
   for (const b of conjunctBounds(condition, timeOf) ?? []) {
@@ -190,5 +190,5 @@ export function timeDifferenceRange(condition: Expr | undefined, timeOf: EventTi
     if (below === (b.sign === 1)) max = Math.min(max, at);
     else min = Math.max(min, at);
   }
-  return min === -Infinity && max === Infinity ? undefined : { min, max };
+  return min === -Infinity && max === Infinity ? undefined : { minMs: min, maxMs: max };
 }

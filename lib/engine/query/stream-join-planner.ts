@@ -55,7 +55,7 @@ export interface StreamJoinReading {
    * What the condition bounds the difference of the two sides' state columns to (left − right, in
    * ms), when both sides have one: every joined pair's times are in it.
    */
-  timeDifference?: { min: number; max: number };
+  timeDifference?: { minMs: number; maxMs: number };
 }
 
 const JOIN_TYPES: Record<string, StreamingJoinType> = { Inner: 'inner', LeftOuter: 'leftOuter', RightOuter: 'rightOuter', FullOuter: 'fullOuter', LeftSemi: 'leftSemi' };
@@ -237,11 +237,8 @@ export function planStreamStreamJoin(
     };
   };
   // The state columns as the sides' rows hold them: TIMESTAMPs (both in epoch milliseconds).
-  const isTimestamp = (side: JoinSideName) => {
-    const f = resolveColumn(sides[side].schema, r.stateColumns[side]!);
-    return f?.type === 'timestamp' && !f.ntz;
-  };
-  const timeRange = r.timeDifference && isTimestamp('left') && isTimestamp('right') ? { minMs: r.timeDifference.min, maxMs: r.timeDifference.max } : undefined;
+  const instant = (side: JoinSideName) => isInstant(resolveColumn(sides[side].schema, r.stateColumns[side]!));
+  const timeRange = r.timeDifference && instant('left') && instant('right') ? r.timeDifference : undefined;
   const op = new StreamingSymmetricHashJoinExec(
     {
       operatorId,
@@ -298,10 +295,13 @@ type PairCondition = (l: Row, r: Row, ctx: EvalContext) => unknown;
  * ±2^53 µs goes to `generic`, the compiled condition. `generic` alone when `bounds` is undefined
  * or a column is not a TIMESTAMP.
  */
+/** A TIMESTAMP column (epoch milliseconds, as the engine's times are), not a TIMESTAMP_NTZ. */
+const isInstant = (f: ReturnType<typeof resolveColumn>): boolean => f?.type === 'timestamp' && !f.ntz;
+
 export function timeRangeCondition(bounds: TimeBound[] | undefined, left: Schema, right: Schema, generic: PairCondition): PairCondition {
   if (!bounds) return generic;
   const fields = bounds.map((b) => [resolveColumn(left, b.left), resolveColumn(right, b.right)] as const);
-  if (fields.some(([l, r]) => l?.type !== 'timestamp' || l.ntz || r?.type !== 'timestamp' || r.ntz)) return generic;
+  if (fields.some(([l, r]) => !isInstant(l) || !isInstant(r))) return generic;
   const n = bounds.length;
   const signs = bounds.map((b) => b.sign);
   const consts = bounds.map((b) => b.constUs);
