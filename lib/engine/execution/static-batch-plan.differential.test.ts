@@ -234,6 +234,9 @@ describe('uncorrelated scalar subqueries over static tables (Spark\'s ScalarSubq
 
   it('more than one row fails the batch with SCALAR_SUBQUERY_TOO_MANY_ROWS', async () => {
     await expect(weir('SELECT e.id, (SELECT weight FROM regions) AS w FROM events e')).rejects.toThrow(/SCALAR_SUBQUERY_TOO_MANY_ROWS/);
+    // Correlated and not aggregated, as Spark 4's single join: for an outer row two rows match.
+    await expect(weir('SELECT e.id, (SELECT weight FROM regions r WHERE r.region = e.region) AS w FROM events e')).rejects.toThrow(/SCALAR_SUBQUERY_TOO_MANY_ROWS/);
+    await same('SELECT e.id, (SELECT weight FROM regions r WHERE r.region = e.region AND r.weight > 3) AS w FROM events e');
   });
 
   it('correlated by equalities: Spark\'s rewrite into a LEFT JOIN of its aggregation grouped by the correlated columns', async () => {
@@ -262,8 +265,32 @@ describe('uncorrelated scalar subqueries over static tables (Spark\'s ScalarSubq
     // count(*) over no group is no row, so NULL (not the count bug's 0); HAVING drops groups the same way.
     await same('SELECT e.id, (SELECT count(*) FROM blocked b WHERE b.region = e.region GROUP BY b.region) AS n FROM events e');
     await same('SELECT e.id FROM events e WHERE e.amount < (SELECT max(weight) FROM regions r WHERE r.region = e.region GROUP BY r.region HAVING count(*) > 1)');
+    // Grouped by another column, it runs as Spark 4's single join runs it: an outer row with
+    // two groups fails the batch (Spark 3.x refused it, NON_CORRELATED_COLUMNS_IN_GROUP_BY).
     await expect(weir('SELECT e.id, (SELECT count(*) FROM blocked b WHERE b.region = e.region GROUP BY b.user) AS n FROM events e'))
-      .rejects.toThrow(/NON_CORRELATED_COLUMNS_IN_GROUP_BY/);
+      .rejects.toThrow(/SCALAR_SUBQUERY_TOO_MANY_ROWS/);
+  });
+
+  it('correlated otherwise: its plan run for each tuple of the outer values it reads, as Spark\'s decorrelated join answers', async () => {
+    // Correlated by a comparison, an OR, inside a UNION's branches, a join's ON.
+    const w = await same('SELECT e.id, (SELECT max(weight) FROM regions r WHERE r.weight > e.amount) AS m FROM events e');
+    expect(w.explain).toMatch(/Project \[id, scalar-subquery#\d+ \[amount\] AS m\]/);
+    expect(w.explain).toMatch(/Subquery scalar-subquery#\d+ \[batch: run for each tuple of its outer values, before the operator that reads it\]\n\+- Project \[max\(weight\)\] \[batch\]\n\s+\+- Aggregate \[\], \[max\(weight\)\] \[batch\]\n\s+\+- Filter \(weight > outer\(amount\)\)/);
+    await same('SELECT e.id, (SELECT count(*) FROM regions r WHERE r.region = e.region OR r.weight = e.amount) AS n FROM events e');
+    await same('SELECT e.id, (SELECT count(*) FROM (SELECT region FROM regions WHERE weight > e.amount UNION ALL SELECT region FROM blocked WHERE user = e.user) u) AS n FROM events e',
+      'SELECT e.id, (SELECT count(*) FROM (SELECT region FROM regions WHERE weight > e.amount UNION ALL SELECT region FROM blocked WHERE "user" = e."user") u) AS n FROM events e');
+    await same('SELECT e.id, (SELECT count(*) FROM regions r JOIN blocked b ON r.region = b.region AND b.user = e.user) AS n FROM events e',
+      'SELECT e.id, (SELECT count(*) FROM regions r JOIN blocked b ON r.region = b.region AND b."user" = e."user") AS n FROM events e');
+    // Outer columns in its select list, and in WHERE of the outer query.
+    await same('SELECT e.id, (SELECT e.amount + weight FROM regions r WHERE r.region = e.region AND r.weight > 3) AS n FROM events e');
+    await same('SELECT e.id FROM events e WHERE e.amount > (SELECT count(*) FROM regions r WHERE r.weight < e.amount)');
+    // Not aggregated: at most one row per outer row (ORDER BY … LIMIT 1), as Spark 4's single join.
+    await same('SELECT e.id, (SELECT weight FROM regions r WHERE r.weight >= e.amount ORDER BY weight LIMIT 1) AS w FROM events e');
+    // HAVING without GROUP BY: count(*) over no rows where HAVING keeps it, NULL where it drops the one group.
+    await same('SELECT e.id, (SELECT count(*) FROM blocked b WHERE b.region = e.region HAVING count(*) < 2) AS n FROM events e');
+    // Nested: the inner subquery reads the outer one's row and the stream's.
+    await same('SELECT e.id, (SELECT count(*) FROM regions r WHERE r.weight > (SELECT count(*) FROM blocked b WHERE b.region = r.region AND b.user <> e.user)) AS n FROM events e',
+      'SELECT e.id, (SELECT count(*) FROM regions r WHERE r.weight > (SELECT count(*) FROM blocked b WHERE b.region = r.region AND b."user" <> e."user")) AS n FROM events e');
   });
 
   it('a join of static tables in brackets, aliased, is a static side whose alias names its columns', async () => {
@@ -321,10 +348,10 @@ describe('uncorrelated scalar subqueries over static tables (Spark\'s ScalarSubq
       staticTables: [{ name: 'regions', path: '/nonexistent.json', format: 'json', schema: REGIONS }],
       sql, sink: { type: 'memory', options: { table: 'x' } },
     }).errors.map((e) => e.message).join('\n');
-    expect(refusal('SELECT e.id, (SELECT max(weight) FROM regions r WHERE r.weight > e.amount) AS m FROM events e')).toContain('A correlated scalar subquery correlated by r.weight > e.amount');
-    expect(refusal('SELECT e.id, (SELECT weight FROM regions r WHERE r.region = e.region) AS m FROM events e')).toContain('MUST_AGGREGATE_CORRELATED_SCALAR_SUBQUERY');
-    expect(refusal('SELECT e.id, (SELECT max(r.weight) FROM regions r JOIN regions s ON r.weight = s.weight WHERE r.region = e.region) AS m FROM events e')).toContain('A correlated scalar subquery of this shape');
-    expect(refusal('SELECT e.id, (SELECT max(weight) FROM regions r WHERE r.region = e.region GROUP BY r.weight) AS m FROM events e')).toContain('NON_CORRELATED_COLUMNS_IN_GROUP_BY');
+    // An aggregation of an outer column (Spark's CheckAnalysis), an inline table of one.
+    expect(refusal('SELECT e.id, (SELECT sum(e.amount) AS d FROM regions) AS m FROM events e')).toContain('[UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.CORRELATED_REFERENCE] Unsupported subquery expression: Expressions referencing the outer query are not supported outside of WHERE/HAVING clauses: "sum(amount) AS d"');
+    expect(refusal('SELECT e.id, (SELECT e.amount + count(*) FROM regions r WHERE r.region = e.region) AS m FROM events e')).toContain('[UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.CORRELATED_REFERENCE]');
+    expect(refusal('SELECT e.id, (SELECT max(v) FROM VALUES (e.amount), (1) AS t(v)) AS m FROM events e')).toContain('INVALID_INLINE_TABLE.CANNOT_EVALUATE_EXPRESSION_IN_INLINE_TABLE');
 
     expect(refusal('SELECT e.id, (SELECT max(weight), min(weight) FROM regions) AS m FROM events e')).toContain('[INVALID_SUBQUERY_EXPRESSION.SCALAR_SUBQUERY_RETURN_MORE_THAN_ONE_OUTPUT_COLUMN]');
     expect(refusal('SELECT e.id, (SELECT max(amount) FROM events) AS m FROM events e')).toContain('A scalar subquery over a stream is not supported yet');

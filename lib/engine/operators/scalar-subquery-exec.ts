@@ -8,12 +8,12 @@
  * SCALAR_SUBQUERY_TOO_MANY_ROWS. The values go to the run's ScalarSubqueryResults, which the
  * query's expressions read; the logical plan holds none.
  */
-import { WeirError } from '../errors';
 import type { EvalContext } from '../query/function-types';
 import type { ScalarSubquery } from '../query/logical-plan';
 import type { ScalarSubqueryResults } from '../query/scalar-subquery-results';
 import type { Row, Schema } from '../types';
 import type { OperatorContext, PhysicalOperator } from './physical-operator';
+import { scalarSubqueryTooManyRows } from './correlated-scalar-subquery-exec';
 import { StaticTableReads } from './static-table-reads';
 import { loadStaticTable, type StaticTableSpec } from './stream-static-join';
 
@@ -44,13 +44,7 @@ export class ScalarSubqueryExec implements PhysicalOperator {
       // In order: a subquery may read one evaluated before it.
       for (const s of this.subqueries) {
         const out = await s.run(load, ctx);
-        if (out.length > 1) {
-          const e = new WeirError('SCALAR_SUBQUERY_TOO_MANY_ROWS',
-            `[SCALAR_SUBQUERY_TOO_MANY_ROWS] More than one row returned by a subquery used as an expression: scalar-subquery#${s.subquery.id} returned ${out.length} rows. ` +
-              'Make it return one row (an aggregate such as max(…), a WHERE on a unique key, or LIMIT 1).');
-          e.errorClass = 'SCALAR_SUBQUERY_TOO_MANY_ROWS';
-          throw e;
-        }
+        if (out.length > 1) throw scalarSubqueryTooManyRows(s.subquery, out.length);
         this.results.set(s.subquery, out.length === 0 ? null : out[0][s.column] ?? null);
       }
       this.evaluated = true;

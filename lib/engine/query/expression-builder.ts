@@ -133,6 +133,12 @@ export class ExpressionBuilder {
 
   /** Plans a scalar subquery `(SELECT …)` (query-planner.ts); unset, one is refused. */
   scalarSubquery?: (plan: UnresolvedPlan, pos: SqlPosition | undefined) => Expr;
+  /**
+   * In a correlated subquery's plan: a name none of this scope's columns or qualifiers has, read
+   * in the queries around it as Spark resolves an OuterReference (outer-references.ts);
+   * undefined where none of them has it either.
+   */
+  outer?: (parts: readonly string[], pos: SqlPosition | undefined) => Expr | undefined;
   /** Building a batch plan's expressions (a static side), where a window function runs in a select list only. */
   batch = false;
 
@@ -382,7 +388,22 @@ export class ExpressionBuilder {
     return undefined;
   }
 
-  private attribute(parts: readonly string[], pos: SqlPosition | undefined): Expr {
+  /**
+   * Whether a name is this scope's (a lambda's variable, a column, a column of a qualifier, an
+   * earlier item's alias): else a correlated subquery reads it in the query around it. Every
+   * name is where the columns are not known.
+   */
+  ownsName(parts: readonly string[]): boolean {
+    const first = parts[0].toLowerCase();
+    if (this.scope.columns === undefined || this.lambdaScopes.some((s) => s.some((p) => p.toLowerCase() === first))) return true;
+    if (parts.length > 1 && (this.scope.qualifiers.has(first) || this.scope.sides?.has(first))) return true;
+    return this.scope.columns.has(first) || this.unqualified.has(first) || this.scope.merged?.has(first) === true || this.lateralAlias(parts) !== undefined;
+  }
+
+  /** A name as this scope reads it: its column (or a field of it), or an outer reference where the scope has no such name. */
+  attribute(parts: readonly string[], pos: SqlPosition | undefined): Expr {
+    const outer = this.outer && !this.ownsName(parts) ? this.outer(parts, pos) : undefined;
+    if (outer) return outer;
     const variable = this.lambdaVariable(parts, pos);
     if (variable) return variable;
     const lateral = this.lateralAlias(parts);

@@ -9,6 +9,7 @@
  */
 import { encodeKey } from '../state/state-value-codec';
 import { boundScalarSubqueryResults } from './scalar-subquery-results';
+import { compileCorrelatedSubquery, compileOuterReference } from './correlated-scalar-subquery';
 import { sqlFunctionCatalog } from './function-catalog';
 import { levenshtein } from './string-functions';
 import type { Field, Schema } from '../types';
@@ -745,6 +746,7 @@ class ExpressionCompiler implements LambdaCompiler {
       }
       case 'scalarSubquery': {
         const s = e.subquery;
+        if (e.outer?.length) return compileCorrelatedSubquery(s, e.outer.map((o) => this.compile(o)));
         const results = boundScalarSubqueryResults();
         return {
           ...s.type,
@@ -754,6 +756,8 @@ class ExpressionCompiler implements LambdaCompiler {
           },
         };
       }
+      case 'outerReference':
+        return compileOuterReference(e);
       case 'lambda':
         throw new SqlValidationError(
           'Invalid lambda function call. A lambda function should only be used in a higher order function ' +

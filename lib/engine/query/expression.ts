@@ -83,8 +83,19 @@ export type Expr = Base &
     | { kind: 'lambda'; params: string[]; body: Expr }
     /** Spark's NamedLambdaVariable: the parameter `name` of the innermost enclosing lambda that has it. */
     | { kind: 'lambdaVariable'; name: string }
-    /** Spark's ScalarSubquery (uncorrelated, over static tables): its one value, see ScalarSubquery. */
-    | { kind: 'scalarSubquery'; subquery: ScalarSubquery }
+    /**
+     * Spark's ScalarSubquery over static tables: its one value, see ScalarSubquery. `outer`
+     * (Spark's outerAttrs, its children): a correlated one's outer values, the expressions over
+     * this node's row that its plan's `outerReference`s read by position; its value is its plan's
+     * for those values (correlated-scalar-subquery.ts).
+     */
+    | { kind: 'scalarSubquery'; subquery: ScalarSubquery; outer?: Expr[] }
+    /**
+     * Spark's OuterReference: in a correlated subquery's plan, the outer query's value at
+     * `index` of the subquery's `outer`, named `name` as written, of type `type`; `level`: how
+     * deep the subquery is (1 for one in a query that is no subquery).
+     */
+    | { kind: 'outerReference'; index: number; name: string; type: TypeInfo; level: number }
   );
 
 /** SQL-ish text of an expression: used for default output column names and `explain`. */
@@ -176,9 +187,14 @@ function sqlText(e: Expr, explain: boolean): string {
       return `lambdafunction(${[text(e.body), ...e.params].join(', ')})`;
     case 'lambdaVariable':
       return e.name;
-    // Spark names the column `scalarsubquery()` and explains the expression `scalar-subquery#<id> []`.
-    case 'scalarSubquery':
-      return explain ? `scalar-subquery#${e.subquery.id} []` : 'scalarsubquery()';
+    // Spark names the column `scalarsubquery(<outer values>)` and explains the expression
+    // `scalar-subquery#<id> [<outer values>]`.
+    case 'scalarSubquery': {
+      const outer = (e.outer ?? []).map(text).join(explain ? ' && ' : ', ');
+      return explain ? `scalar-subquery#${e.subquery.id} [${outer}]` : `scalarsubquery(${outer})`;
+    }
+    case 'outerReference':
+      return explain ? `outer(${e.name})` : e.name;
   }
 }
 
@@ -197,8 +213,10 @@ export function conjunction(es: Expr[]): Expr {
 /** An expression's direct subexpressions, in the order they are written. */
 export function exprChildren(e: Expr): Expr[] {
   switch (e.kind) {
-    case 'column': case 'literal': case 'lambdaVariable': case 'scalarSubquery':
+    case 'column': case 'literal': case 'lambdaVariable': case 'outerReference':
       return [];
+    case 'scalarSubquery':
+      return e.outer ?? [];
     case 'unary': case 'isNull': case 'cast': case 'field':
       return [e.arg];
     case 'binary':
@@ -229,8 +247,10 @@ export function mapExprChildren(e: Expr, f: (child: Expr) => Expr): Expr {
   let i = 0;
   const next = () => mapped[i++];
   switch (e.kind) {
-    case 'column': case 'literal': case 'lambdaVariable': case 'scalarSubquery':
+    case 'column': case 'literal': case 'lambdaVariable': case 'outerReference':
       return e;
+    case 'scalarSubquery':
+      return { ...e, outer: e.outer!.map(next) };
     case 'unary': case 'isNull': case 'cast': case 'field':
       return { ...e, arg: next() };
     case 'binary':

@@ -40,7 +40,7 @@ export function joinChecked(fn: string, parts: string[], sep: string): string {
 export const compiledByHook = (): never => { throw new Error('compiled by its compile hook, never evaluated by impl'); };
 
 /** Whether an expression is a constant: it reads no column and calls nothing (Spark's foldable, narrowed). */
-export const constant = (e: Expr): boolean => e.kind !== 'column' && e.kind !== 'call' && e.kind !== 'lambdaVariable' && exprChildren(e).every(constant);
+export const constant = (e: Expr): boolean => e.kind !== 'column' && e.kind !== 'call' && e.kind !== 'lambdaVariable' && e.kind !== 'outerReference' && exprChildren(e).every(constant);
 
 /**
  * A schema expression evaluated at analysis: literals, and the calls whose cost is bounded by the

@@ -37,7 +37,7 @@ const refusal = (message: string, errorClass: string): GeneratorRefusal => ({ me
  */
 export function stackRows(n: Expr, type: TypeInfo): number | GeneratorRefusal {
   if (type.type !== 'long' || type.integral !== 32) return refusal(`stack()'s first argument must be an INT, got ${typeText(type)}`, 'DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE');
-  const reads = (e: Expr): boolean => e.kind === 'column' || e.kind === 'lambdaVariable' || exprChildren(e).some(reads);
+  const reads = (e: Expr): boolean => e.kind === 'column' || e.kind === 'lambdaVariable' || e.kind === 'outerReference' || exprChildren(e).some(reads);
   if (reads(n)) return refusal("stack()'s first argument (the number of rows) must be a constant", 'DATATYPE_MISMATCH.NON_FOLDABLE_INPUT');
   const value = n.kind === 'literal' ? n.value : n.kind === 'unary' && n.op === '-' && n.arg.kind === 'literal' ? -(n.arg.value as number) : undefined;
   if (typeof value !== 'number') return { message: "stack()'s number of rows must be an integer literal" };
@@ -130,7 +130,7 @@ const RANGE_STEP_ZERO: GeneratorRefusal = {
  * column, no lambda variable, no subquery, and calls no nondeterministic function.
  */
 function foldable(e: Expr): boolean {
-  if (e.kind === 'column' || e.kind === 'lambdaVariable' || e.kind === 'scalarSubquery') return false;
+  if (e.kind === 'column' || e.kind === 'lambdaVariable' || e.kind === 'scalarSubquery' || e.kind === 'outerReference') return false;
   if (e.kind === 'call' && isNondeterministicFunction(e.name)) return false;
   return exprChildren(e).every(foldable);
 }

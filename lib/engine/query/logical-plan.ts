@@ -162,11 +162,17 @@ export interface ScalarSubquery {
   id: number;
   plan: LogicalPlan;
   type: TypeInfo;
+  /**
+   * Its plan reads outer references (the expression's `outer` values): run for each tuple of
+   * them by the operator before the one that reads it (correlated-scalar-subquery.ts), not once.
+   */
+  correlated?: true;
 }
 
 /**
  * The scalar subqueries a plan's expressions read, each once, those a subquery reads before it,
- * including those of its static sides' plans: the order in which they are evaluated.
+ * including those of its static sides' plans: the order in which they are evaluated (the
+ * uncorrelated ones, before the batch's operators).
  */
 export function scalarSubqueries(plan: LogicalPlan, out: ScalarSubquery[] = []): ScalarSubquery[] {
   const inExpr = (e: Expr): void => {
@@ -261,7 +267,7 @@ export function isStateful(plan: LogicalPlan): boolean {
 
 
 /** The expressions a node holds itself (its children's not included). */
-function nodeExpressions(plan: LogicalPlan): Expr[] {
+export function nodeExpressions(plan: LogicalPlan): Expr[] {
   switch (plan.kind) {
     case 'Filter': return [plan.condition];
     case 'Project': return plan.list.map((n) => n.expr);

@@ -18,7 +18,8 @@ import { exprToString } from './expression';
 import { compileExpression, widenSetOperationColumn, widerTypeWithoutStringPromotion } from './expression-compiler';
 import { duplicateColumn, ExpressionBuilder, lineColumn, writtenColumnName, type Scope } from './expression-builder';
 import { generatorOutput, GENERATORS, TABLE_FUNCTIONS } from './generators';
-import { children, firstStreamingRelation, isDeterministicPlan, relationOutput, type LogicalPlan, type NamedExpr, type StreamingRelation } from './logical-plan';
+import { children, firstStreamingRelation, isDeterministicPlan, relationOutput, type LogicalPlan, type NamedExpr, type ScalarSubquery, type StreamingRelation } from './logical-plan';
+import { checkCorrelatedReferences, OuterReferences, readsOuterReference } from './outer-references';
 import { isOrderable, sameType, typeOfField, typeText, type TypeInfo } from './data-types';
 import { parsePlan } from './parser/ast-builder';
 import { mapExpression, someExpression } from './parser/expression-tree';
@@ -26,7 +27,7 @@ import { expressionSql } from './parser/expression-sql';
 import { BooleanType, IntegerType, LongType, type DataType } from './parser/data-type';
 import { parseDataType } from './parser/data-type-parser';
 import { outputSchema, resolveSubquery, type Resolved } from './resolved-plan';
-import { conjunctionOf, splitConjunctivePredicates, type BinaryOp, type Expression, type LogicalPlan as UnresolvedPlan, type Position } from './parser/unresolved-plan';
+import { conjunctionOf, splitConjunctivePredicates, VALUES_RELATION, type BinaryOp, type Expression, type LogicalPlan as UnresolvedPlan, type Position } from './parser/unresolved-plan';
 import { buildAggregation, buildSortAndLimit, checkStarWithGroupByPosition, containsAggregate, isAggregation, isDistinctOverAggregation, missingSortReferences, sortOverMissingReferences, type SortClause } from './aggregate-planner';
 import { isAggregateFunctionName } from './aggregate-functions';
 import { buildStreamStaticJoin, firstStaticTable, tableOrViewNotFound } from './join-planner';
@@ -291,6 +292,8 @@ class QueryPlanner {
   private subqueryIds = 0;
   /** Numbers the joins correlated scalar subqueries are rewritten to. */
   private correlatedIds = 0;
+  /** The SELECTs around the scalar subqueries being planned, whose names their plans may read. */
+  private readonly outerReferences = new OuterReferences();
   /** Numbers the columns of window expressions (window-functions.ts). */
   private windowIds = 0;
   /**
@@ -596,7 +599,15 @@ class QueryPlanner {
     const batchBefore = this.batchSelect;
     this.ctes = ctes;
     try {
-      return this.repeatsMarked(this.selectBlock(u, ctes, sort));
+      const plan = this.repeatsMarked(this.selectBlock(u, ctes, sort));
+      // Spark evaluates an inline table's values as it analyses it: a column of a query around
+      // it (an outer reference, `(WITH c AS (VALUES (e.k)) …)`) has no value then.
+      const inlineRow = u.kind === 'Project' && u.child.kind === 'UnresolvedRelation' && u.child.multipartIdentifier[0] === VALUES_RELATION;
+      if (inlineRow && readsOuterReference(plan)) {
+        throw new SqlValidationError('[INVALID_INLINE_TABLE.CANNOT_EVALUATE_EXPRESSION_IN_INLINE_TABLE] Invalid inline table. Cannot evaluate an expression that reads a column of the query around it in inline table definition. Select the column instead',
+          lineColumn(u.pos), 'VALUES', 'INVALID_INLINE_TABLE.CANNOT_EVALUATE_EXPRESSION_IN_INLINE_TABLE');
+      }
+      return plan;
     } finally {
       this.ctes = before;
       this.batchSelect = batchBefore;
@@ -830,7 +841,8 @@ class QueryPlanner {
   private builder(qualifiers: readonly string[], schema: Schema, scope?: Pick<Scope, 'sides' | 'merged' | 'metadataColumn'>): ExpressionBuilder {
     const builder = new ExpressionBuilder({ qualifiers: new Set(qualifiers.map((q) => q.toLowerCase())), columns: new Set(schema.map((f) => f.name.toLowerCase())), ...scope, metadataColumn: this.metadataColumn && scope?.metadataColumn !== false }, this.sql);
     const ctes = this.ctes;
-    builder.scalarSubquery = (u, pos) => this.scalarSubquery(u, pos, ctes, qualifiers, schema);
+    builder.scalarSubquery = (u, pos) => this.scalarSubquery(u, pos, ctes, builder, schema);
+    this.outerReferences.attach(builder);
     builder.batch = this.batchSelect;
     return builder;
   }
@@ -839,33 +851,28 @@ class QueryPlanner {
    * `(SELECT …)` in an expression: Spark's ScalarSubquery. Uncorrelated and over static tables, it
    * is their batch plan of one column, which the run evaluates once, before its first batch's
    * operators (ScalarSubqueryExec): one row's value, NULL for no row, more rows an error. One
-   * without FROM (`(SELECT 200)`) reads Spark's OneRowRelation, a batch relation too.
+   * without FROM (`(SELECT 200)`) reads Spark's OneRowRelation, a batch relation too. One that
+   * reads names of the SELECT around it (`outer`, whose builder reads them) is correlated: its
+   * plan reads them as outer references, and runs for each tuple of their values
+   * (correlated-scalar-subquery.ts).
    */
-  private scalarSubquery(u: UnresolvedPlan, pos: SqlPosition | undefined, ctes: ReadonlyMap<string, LogicalPlan>, outerQualifiers: readonly string[], outer: Schema): Expr {
+  private scalarSubquery(u: UnresolvedPlan, pos: SqlPosition | undefined, ctes: ReadonlyMap<string, LogicalPlan>, outer: ExpressionBuilder, outerSchema: Schema): Expr {
     // Over a stream (one of the job's, or a CTE over one) it is refused; a name that is no table
     // is left to its resolution, which refuses it as Spark does (TABLE_OR_VIEW_NOT_FOUND).
     const overStream = (n: string) => this.relations.some((r) => r.sourceName.toLowerCase() === n) || (ctes.has(n) && firstStreamingRelation(ctes.get(n)!) !== undefined);
     if (relationNames(u).some(overStream)) {
       throw notSupportedYet('A scalar subquery over a stream', pos, 'a scalar subquery reads static tables (staticTables in the job spec); join the stream instead');
     }
-    let resolved: Resolved;
-    try {
-      resolved = this.resolved(this.withStaticLeaves(() => this.plan(u, ctes)));
-    } catch (e) {
-      // A table that is not found is that error, whatever the subquery reads besides.
-      if (e instanceof SqlValidationError && e.errorClass !== 'TABLE_OR_VIEW_NOT_FOUND' && readsOuter(u, outerQualifiers, outer)) {
-        throw notSupportedYet('A correlated scalar subquery (one that reads a column of the outer query)', pos,
-          'join its table on that column instead: LEFT JOIN (SELECT k, max(v) AS m FROM t GROUP BY k) s ON s.k = e.k');
-      }
-      throw e;
-    }
-    const { plan, output } = resolved;
+    const { planned: { plan, output }, outer: values } = this.outerReferences.within(outer, outerSchema, () => this.resolved(this.withStaticLeaves(() => this.plan(u, ctes))), pos);
     if (output.length !== 1) {
       throw new SqlValidationError(
         `[INVALID_SUBQUERY_EXPRESSION.SCALAR_SUBQUERY_RETURN_MORE_THAN_ONE_OUTPUT_COLUMN] Invalid subquery: Scalar subquery must return only one column, but got ${output.length}. Select one column in it`,
         pos, 'subquery', 'INVALID_SUBQUERY_EXPRESSION.SCALAR_SUBQUERY_RETURN_MORE_THAN_ONE_OUTPUT_COLUMN');
     }
-    return { kind: 'scalarSubquery', subquery: { id: this.subqueryIds++, plan, type: typeOfField(output[0]) }, pos };
+    const subquery: ScalarSubquery = { id: this.subqueryIds++, plan, type: typeOfField(output[0]) };
+    if (values.length === 0) return { kind: 'scalarSubquery', subquery, pos };
+    checkCorrelatedReferences(plan, pos);
+    return { kind: 'scalarSubquery', subquery: { ...subquery, correlated: true }, outer: values, pos };
   }
 
   /** FROM: the source, a CTE, a subquery, or a stream-static join. */
@@ -904,7 +911,11 @@ class QueryPlanner {
         return { plan, schema, qualifiers: child.qualifiers, scope: { metadataColumn: false } };
       }
       case 'Join':
-        return buildStreamStaticJoin(u, this.relations, this.staticTables, (scope) => new ExpressionBuilder({ ...scope, metadataColumn: this.metadataColumn }, this.sql), (side) => this.joinLeaf(side, ctes), this.staticLeaves);
+        return buildStreamStaticJoin(u, this.relations, this.staticTables, (scope) => {
+          const builder = new ExpressionBuilder({ ...scope, metadataColumn: this.metadataColumn }, this.sql);
+          this.outerReferences.attach(builder);
+          return builder;
+        }, (side) => this.joinLeaf(side, ctes), this.staticLeaves);
       case 'OneRowRelation':
         // Spark's OneRowRelation: on a join's static side or in a CTE, a SELECT without FROM reads
         // one row of no columns, the row an inline table's rows are selected from.
@@ -1244,8 +1255,10 @@ class QueryPlanner {
   /**
    * A correlated scalar subquery's parts, as the rewrite into a join takes them: `SELECT <value>
    * FROM <static table> [alias] WHERE <conjuncts>`, the conjuncts that read the outer query each an
-   * equality of an expression of the table's columns and one of the outer query's. Undefined for
-   * one that reads no outer column; one of another shape is refused, saying what runs.
+   * equality of an expression of the table's columns and one of the outer query's, aggregated
+   * (grouped by correlated columns only). Undefined for one that reads no outer column, and for
+   * one of another shape, which the expression builder plans as it is, run for each tuple of
+   * its outer values (correlated-scalar-subquery.ts).
    */
   private correlatedScalarSubquery(u: UnresolvedPlan, outer: { qualifiers: ReadonlySet<string>; columns: ReadonlySet<string> }, pos: Position):
     { value: Expression; table: UnresolvedPlan; keys: { inner: Expression; outer: Expression }[]; rest?: Expression; grouping?: readonly Expression[]; having?: Expression } | undefined {
@@ -1287,19 +1300,10 @@ class QueryPlanner {
       return Object.values(x).some(readsOuterColumn);
     };
     // Over another FROM, whose columns are not known here, a name qualified by the outer query's is the tell.
-    if (!(table ? readsOuterColumn(u) : readsOuter(u, [...outer.qualifiers], []))) return undefined;
-    const shape = (why: string) => notSupportedYet(`A correlated scalar subquery ${why}`, lineColumn(pos),
-      'Weir runs one as Spark rewrites it, a LEFT JOIN of its aggregation grouped by the correlated columns: SELECT <aggregate> FROM <static table> [alias] WHERE <table column> = <outer column> [AND …]');
-    if (!table || !filter || !project || !base) throw shape('of this shape (a FROM other than one static table, no WHERE, or a set operation)');
+    if (!table || !filter || !project || !base || !readsOuterColumn(u)) return undefined;
     if (project.projectList.length !== 1 || project.projectList[0].kind === 'UnresolvedStar') return undefined;
     const value = project.projectList[0].kind === 'Alias' ? project.projectList[0].child : project.projectList[0];
-    if (readsOuterColumn(value)) throw shape('that reads an outer column in its select list');
-    if (!isAggregation({ items: [value], grouping: [], distinct: false, pos: project.pos })) {
-      throw new SqlValidationError(
-        '[UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.MUST_AGGREGATE_CORRELATED_SCALAR_SUBQUERY] Unsupported subquery expression: Correlated scalar subqueries must be aggregated to return at most one row. ' +
-          'Aggregate its column (max(x), first(x), count(*))',
-        lineColumn(pos), 'subquery', 'UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.MUST_AGGREGATE_CORRELATED_SCALAR_SUBQUERY');
-    }
+    if (readsOuterColumn(value) || !isAggregation({ items: [value], grouping: [], distinct: false, pos: project.pos })) return undefined;
     const keys: { inner: Expression; outer: Expression }[] = [];
     const rest: Expression[] = [];
     for (const c of splitConjunctivePredicates(filter.condition)) {
@@ -1311,18 +1315,17 @@ class QueryPlanner {
       const only = (s: Set<string | undefined> | undefined, side: string) => s !== undefined && s.size === 1 && s.has(side);
       if (c.kind === 'BinaryOperator' && only(l, 'inner') && only(r, 'outer')) keys.push({ inner: c.left, outer: c.right });
       else if (c.kind === 'BinaryOperator' && only(l, 'outer') && only(r, 'inner')) keys.push({ inner: c.right, outer: c.left });
-      else throw shape(`correlated by ${expressionSql(c)}: only equalities of an expression of its table's columns and one of the outer query's are run (Spark's rewrite takes others, not run here yet)`);
+      else return undefined;
     }
+    // Grouped by other than correlated columns it may give several rows for an outer row, which
+    // Spark 4's single join refuses as it runs (SCALAR_SUBQUERY_TOO_MANY_ROWS): run as it is.
     const grouping = grouped?.groupingExpressions ?? [];
     const key = (e: Expression) => (e.kind === 'UnresolvedAttribute' ? e.nameParts[e.nameParts.length - 1] : expressionSql(e)).toLowerCase();
-    const uncorrelated = grouping.filter((g) => !keys.some((k) => key(k.inner) === key(g)));
-    if (uncorrelated.length) {
-      throw new SqlValidationError(
-        `[UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.NON_CORRELATED_COLUMNS_IN_GROUP_BY] Unsupported subquery expression: A GROUP BY clause in a scalar correlated subquery cannot contain non-correlated columns: ${uncorrelated.map((g) => expressionSql(g)).join(', ')}. ` +
-          'Group by the columns its WHERE equates to the outer query\'s, or aggregate without GROUP BY',
-        lineColumn(pos), 'subquery', 'UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.NON_CORRELATED_COLUMNS_IN_GROUP_BY');
-    }
-    if (having && readsOuterColumn(having)) throw shape('whose HAVING reads an outer column');
+    if (grouping.some((g) => !keys.some((k) => key(k.inner) === key(g))) || (having && readsOuterColumn(having))) return undefined;
+    // HAVING over one group of no GROUP BY: an outer row no row matches reads the aggregate over
+    // no rows where HAVING keeps it, NULL where it drops it, and a matched group HAVING dropped
+    // NULL too, which the join's no-match value cannot tell apart: run as it is.
+    if (having && grouping.length === 0) return undefined;
     return { value, table: base, keys, ...(rest.length ? { rest: conjunctionOf(rest) } : {}), ...(grouping.length ? { grouping } : {}), ...(having ? { having } : {}) };
   }
 

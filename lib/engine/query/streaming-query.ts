@@ -10,6 +10,8 @@ import { optimizePlan, scanFilterOf, sourceReads, watermarkConditionOf, type Opt
 import { StatefulPlanner, withDeduplication } from './stateful-planner';
 import type { StaticTableSpec, StreamStaticJoinOptions } from '../operators/stream-static-join';
 import { ScalarSubqueryExec } from '../operators/scalar-subquery-exec';
+import { CorrelatedScalarSubqueryExec, type PlannedCorrelatedSubquery } from '../operators/correlated-scalar-subquery-exec';
+import { boundOuterValues, CorrelatedValues, isCorrelatedSubquery, OuterValues, withCorrelatedValues, withOuterValues } from './correlated-scalar-subquery';
 import { boundScalarSubqueryResults, ScalarSubqueryResults, withScalarSubqueryResults } from './scalar-subquery-results';
 import { executeBatch } from '../operators/batch-execution';
 import { FilterExec } from '../operators/filter-exec';
@@ -22,12 +24,12 @@ import { decimalToDouble } from './decimal';
 import { dateAddMonths, timestampAddMonths } from './interval-utils';
 import { MicroBatchScanExec } from '../operators/micro-batch-scan';
 import { compileExpression, type EvalContext, type Evaluator } from './expression-compiler';
-import { callsFunction, children, firstStreamingRelation, groupingId, isStateful, isStreamStreamJoin, nodeCallsFunction, relationOutput, scalarSubqueries, type LogicalPlan, type StaticView, type StreamingRelation } from './logical-plan';
+import { callsFunction, children, firstStreamingRelation, groupingId, isStateful, isStreamStreamJoin, nodeCallsFunction, nodeExpressions, relationOutput, scalarSubqueries, type LogicalPlan, type StaticView, type StreamingRelation } from './logical-plan';
 import { buildLogicalPlan } from './query-planner';
 import { expandOutput, generateOutput, generatorFields, projectOutput, staticSideOf, streamSideOf, unionOutput } from './plan-output';
 import { outputSchema as logicalPlanOutput, resolvePlan } from './resolved-plan';
 import { fieldOfType, sameType, typeOfField } from './data-types';
-import { exprToString, type SqlType } from './expression';
+import { exprChildren, exprToString, type Expr, type SqlType } from './expression';
 import { DUPLICATE_COLUMN_MARK } from './expression-builder';
 import { FILE_FUNCTIONS } from './misc-functions';
 import { castValue } from './sql-values';
@@ -39,6 +41,7 @@ import { InputWatermarkExec } from '../operators/input-watermark';
 import { isStatefulOperator } from '../operators/physical-operator';
 import { inputWatermarkDelta } from './watermark-propagation';
 import { ValidationError } from '../errors';
+import { notSupportedYet } from './sql-error';
 
 export interface CompiledStreamingQuery {
   /** The optimized plan, which the operators run. */
@@ -130,8 +133,9 @@ export function compileStreamingQuery(sql: string, relations: StreamingRelation 
   // Spark runs a scalar subquery's plan before the plan that reads its value: here before the
   // batch's first operator, again at a batch with data whose tables may have changed.
   const subqueries = scalarSubqueries(optimized.plan);
-  if (subqueries.length) {
-    const planned = subqueries.map((subquery) => {
+  const uncorrelated = subqueries.filter((s) => !s.correlated);
+  if (uncorrelated.length) {
+    const planned = uncorrelated.map((subquery) => {
       const run = withScalarSubqueryResults(results, () => staticBatch(subquery.plan));
       return { subquery, column: logicalPlanOutput(subquery.plan)[0].name, run };
     });
@@ -158,7 +162,7 @@ export function compileStreamingQuery(sql: string, relations: StreamingRelation 
     // The optimized plan's subqueries read what they read after pruning: schemaOf types them from the optimized plan.
     // A repeated output name's column is shown as Spark shows an attribute, `region#1`.
     explain: ((optimized.applied.length ? explainStreamingPlan(optimized.plan, outputMode, schemaOf) : analysis.explain) +
-      subqueries.map((s) => `\nSubquery scalar-subquery#${s.id} [batch: run before the batch's operators, whenever its tables are read]\n${explainBatch(s.plan, '+- ')}`).join('')).replaceAll(DUPLICATE_COLUMN_MARK, '#'),
+      subqueries.map((s) => `\nSubquery scalar-subquery#${s.id} [batch: ${s.correlated ? 'run for each tuple of its outer values, before the operator that reads it' : "run before the batch's operators, whenever its tables are read"}]\n${explainBatch(s.plan, '+- ')}`).join('')).replaceAll(DUPLICATE_COLUMN_MARK, '#'),
     warnings: analysis.warnings,
     statefulOperators: stateful.descriptors,
     readsFileMetadata: FILE_FUNCTIONS.some((f) => callsFunction(optimized.plan, f)),
@@ -193,6 +197,7 @@ const readsFile = (plan: LogicalPlan) => FILE_FUNCTIONS.some((f) => nodeCallsFun
 export function planPhysical(plan: LogicalPlan, ops: PhysicalOperator[], stateful: StatefulPlanner, fuse = false, fileAbove = false): Schema {
   // What this node's children plan with: whether they or it read the file.
   const carry = fileAbove || readsFile(plan);
+  if (plan.kind !== 'Filter' && plan.kind !== 'Project') refuseCorrelatedSubqueries(plan);
   switch (plan.kind) {
     case 'StreamingRelation':
     {
@@ -203,12 +208,12 @@ export function planPhysical(plan: LogicalPlan, ops: PhysicalOperator[], statefu
     case 'Filter': {
       // A Filter passes its rows on as they are: the file column with them.
       const schema = planPhysical(plan.child, ops, stateful, fuse, carry);
-      ops.push(new FilterExec(compileExpression(plan.condition, schema).eval, schema));
+      ops.push(new FilterExec(withCorrelatedSubqueries([plan.condition], schema, ops, () => compileExpression(plan.condition, schema).eval), schema));
       return schema;
     }
     case 'Project': {
       const schema = planPhysical(plan.child, ops, stateful, fuse, carry);
-      const compiled = plan.list.map((n) => compileExpression(n.expr, schema));
+      const compiled = withCorrelatedSubqueries(plan.list.map((n) => n.expr), schema, ops, () => plan.list.map((n) => compileExpression(n.expr, schema)));
       const out = projectOutput(plan.list, schema, compiled);
       const below = ops.at(-1);
       if (fuse && plan.child.kind === 'Filter' && below instanceof FilterExec) {
@@ -359,11 +364,13 @@ function staticBatch(plan: LogicalPlan): StaticBatch {
     }
   };
   const batch = scanned(plan);
-  // Planned again at run time: its expressions read the values of the query's scalar subqueries.
+  // Planned again at run time: its expressions read the values of the query's scalar subqueries,
+  // and in a correlated subquery's plan its outer references the outer values of the run.
   const results = boundScalarSubqueryResults();
+  const outer = boundOuterValues();
   const operators = () => {
     const ops: PhysicalOperator[] = [];
-    const plan = () => planPhysical(batch, ops, new StatefulPlanner('complete', firstStreamingRelation(batch)!, true), true);
+    const plan = () => withOuterValues(outer, () => planPhysical(batch, ops, new StatefulPlanner('complete', firstStreamingRelation(batch)!, true), true));
     if (results) withScalarSubqueryResults(results, plan);
     else plan();
     return ops;
@@ -453,4 +460,35 @@ function eventTimeWatermarksOf(reads: readonly SourceRead[]): EventTimeWatermark
     const condition = watermarkConditionOf(read);
     return [{ sourceName: relation.sourceName, ...(condition ? { filter: compileExpression(condition, relation.schema).eval } : {}) }];
   });
+}
+
+/**
+ * `compile` (of a Filter's or Project's expressions, `exprs`, over `schema`) with the correlated
+ * scalar subqueries they hold (correlated-scalar-subquery.ts) read from a
+ * CorrelatedScalarSubqueryExec pushed onto `ops` first, which computes their values for the rows
+ * the operator gets: each subquery's plan planned as a static side's (staticBatch), its outer
+ * references reading the values of the run under way.
+ */
+function withCorrelatedSubqueries<T>(exprs: readonly Expr[], schema: Schema, ops: PhysicalOperator[], compile: () => T): T {
+  const found = new Map<string, Extract<Expr, { kind: 'scalarSubquery' }> & { outer: Expr[] }>();
+  const collect = (e: Expr): void => {
+    if (isCorrelatedSubquery(e)) found.set(`${e.subquery.id} ${e.outer.map(exprToString).join(', ')}`, e);
+    exprChildren(e).forEach(collect);
+  };
+  exprs.forEach(collect);
+  if (found.size === 0) return compile();
+  const planned = [...found.values()].map((e): PlannedCorrelatedSubquery => {
+    const outerValues = new OuterValues();
+    const run = withOuterValues(outerValues, () => staticBatch(e.subquery.plan));
+    return { subquery: e.subquery, outer: e.outer.map((o) => compileExpression(o, schema).eval), outerValues, column: logicalPlanOutput(e.subquery.plan)[0].name, run };
+  });
+  const values = new CorrelatedValues();
+  ops.push(new CorrelatedScalarSubqueryExec(planned, values, schema));
+  return withCorrelatedValues(values, compile);
+}
+
+/** A correlated scalar subquery elsewhere than in a Filter or a Project (the analyzer puts them there): refused, naming where. */
+function refuseCorrelatedSubqueries(plan: LogicalPlan): void {
+  const holds = (e: Expr): boolean => isCorrelatedSubquery(e) || exprChildren(e).some(holds);
+  if (nodeExpressions(plan).some(holds)) throw notSupportedYet(`A correlated scalar subquery in a ${plan.kind}`, undefined, 'write it in the select list or WHERE of a SELECT');
 }

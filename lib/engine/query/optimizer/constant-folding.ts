@@ -57,15 +57,16 @@ function foldable(e: Expr): boolean {
     case 'lambda':
     case 'lambdaVariable':
       return false;
-    // Its value is known only once the run has evaluated it.
+    // Its value is known only once the run has evaluated it (a correlated one's, for each outer row).
     case 'scalarSubquery':
+    case 'outerReference':
       return false;
   }
 }
 
 /** The expression with every foldable numeric or boolean subexpression replaced by its value. */
 function foldExpr(e: Expr): Expr {
-  if (e.kind === 'literal' || e.kind === 'column' || e.kind === 'lambdaVariable' || e.kind === 'scalarSubquery') return e;
+  if (e.kind === 'literal' || e.kind === 'column' || e.kind === 'lambdaVariable' || e.kind === 'scalarSubquery' || e.kind === 'outerReference') return e;
   if (foldable(e)) {
     try {
       const c = compileExpression(e, []);

@@ -163,7 +163,10 @@ function substitute(e: Expr, col: (name: string) => Expr): Expr {
     case 'lambda':
       return { ...e, body: substitute(e.body, col) };
     case 'lambdaVariable':
-    case 'scalarSubquery':
+    case 'outerReference':
       return e;
+    // A correlated one's outer values read the row.
+    case 'scalarSubquery':
+      return e.outer ? { ...e, outer: e.outer.map((x) => substitute(x, col)) } : e;
   }
 }

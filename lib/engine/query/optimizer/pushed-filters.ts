@@ -63,6 +63,7 @@ function callsAFunction(e: Expr): boolean {
     // A scalar subquery's value is set by an operator, after the source has read.
     case 'call':
     case 'scalarSubquery':
+    case 'outerReference':
       return true;
     case 'literal':
     case 'column':

@@ -1,0 +1,97 @@
+/**
+ * The outer references of correlated scalar subqueries, as Spark's analyzer resolves them
+ * (ResolveSubquery, OuterReference): a name in a subquery's plan that none of its own scopes
+ * has is read in the SELECT around the subquery, then in the one around that, and so on. Each
+ * such read is an outer value of the subquery (Spark's outerAttrs): the expression over the
+ * outer row, which the subquery's `outer` holds, and in its plan an `outerReference` to its
+ * position. A name read two levels out is an outer value of the subquery around it too, so that
+ * each plan reads the values of the level right around it only.
+ */
+import type { Schema } from '../types';
+import { exprChildren, exprToString, mapExprChildren, type Expr, type SqlPosition } from './expression';
+import { expressionType } from './expression-compiler';
+import type { ExpressionBuilder } from './expression-builder';
+import { children, nodeExpressions, type LogicalPlan } from './logical-plan';
+import type { Resolved } from './resolved-plan';
+import { notSupportedYet, SqlValidationError } from './sql-error';
+
+interface OuterScope {
+  /** How the SELECT around the subquery reads its names, and over which columns. */
+  builder: ExpressionBuilder;
+  schema: Schema;
+  /** The outer values read so far, by their positions. */
+  values: Expr[];
+}
+
+export class OuterReferences {
+  /** The scopes around the subquery being planned, innermost last. */
+  private readonly scopes: OuterScope[] = [];
+
+  /**
+   * `plan()` (a subquery's planning) with `builder` over `schema` the scope around it: its plan,
+   * and the outer values it read.
+   */
+  within(builder: ExpressionBuilder, schema: Schema, plan: () => Resolved, pos: SqlPosition | undefined): { planned: Resolved; outer: Expr[] } {
+    const scope: OuterScope = { builder, schema, values: [] };
+    this.scopes.push(scope);
+    try {
+      const planned = plan();
+      // A CTE of a subquery around it that reads that subquery's outer values (`(WITH c AS
+      // (SELECT * FROM t WHERE t.k = o.k) SELECT (SELECT max(v) FROM c))`): its outer references
+      // would read this subquery's values.
+      if (readsOuterReference(planned.plan, (r) => r.level < this.scopes.length)) {
+        throw notSupportedYet('A scalar subquery that reads a CTE whose query reads a column of a query around the subquery', pos, 'read the CTE in the FROM of the subquery that defines it, or join it there');
+      }
+      return { planned, outer: scope.values };
+    } finally {
+      this.scopes.pop();
+    }
+  }
+
+  /** Lets `builder`, made while a subquery is planned, read the names of the scopes around it. */
+  attach(builder: ExpressionBuilder): void {
+    const level = this.scopes.length;
+    if (level > 0) builder.outer = (parts, pos) => this.resolve(level - 1, parts, pos);
+  }
+
+  /** A name as the scope at `level` (or one around it) reads it, as an outer reference to it; undefined where none has it. */
+  private resolve(level: number, parts: readonly string[], pos: SqlPosition | undefined): Expr | undefined {
+    const scope = this.scopes[level];
+    const value = scope.builder.ownsName(parts) ? scope.builder.attribute(parts, pos) : scope.builder.outer?.(parts, pos);
+    if (!value) return undefined;
+    const type = expressionType(value, scope.schema);
+    scope.values.push(value);
+    return { kind: 'outerReference', index: scope.values.length - 1, name: parts[parts.length - 1], type, level: level + 1, pos };
+  }
+}
+
+/** Whether an expression of the plan (its subqueries' plans included) holds an outer reference that `which` takes. */
+export function readsOuterReference(plan: LogicalPlan, which: (r: Extract<Expr, { kind: 'outerReference' }>) => boolean = () => true): boolean {
+  const reads = (e: Expr): boolean => (e.kind === 'outerReference' && which(e)) || (e.kind === 'scalarSubquery' && readsOuterReference(e.subquery.plan, which)) || exprChildren(e).some(reads);
+  return nodeExpressions(plan).some(reads) || children(plan).some((c) => readsOuterReference(c, which)) || (plan.kind === 'StaticRelation' && plan.view !== undefined && readsOuterReference(plan.view.plan, which));
+}
+
+/**
+ * Spark's CheckAnalysis of a correlated subquery's plan (checkCorrelationsInSubquery): an outer
+ * reference is read where a Filter, a Project or a join reads it, not by an aggregation (`SELECT
+ * sum(t0a) AS d FROM t1`, `SELECT count(*) + t0a …`), which is
+ * UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.CORRELATED_REFERENCE, naming the select items as
+ * written (the aggregation's select list is the Project above it, reading its aggregates by name).
+ */
+export function checkCorrelatedReferences(plan: LogicalPlan, pos: SqlPosition | undefined): void {
+  const reads = (e: Expr): boolean => e.kind === 'outerReference' || exprChildren(e).some(reads);
+  const aggregate = plan.kind === 'Project' ? (plan.child.kind === 'Filter' ? plan.child.child : plan.child) : undefined;
+  if (plan.kind === 'Project' && aggregate?.kind === 'Aggregate') {
+    const aggregates = new Map(aggregate.aggregates.map((a) => [a.name, a.expr]));
+    const written = (e: Expr): Expr => (e.kind === 'column' ? aggregates.get(e.name) ?? e : mapExprChildren(e, written));
+    const found = [...aggregate.groupBy.filter(reads).map((e) => exprToString(e)), ...plan.list.map((n) => ({ ...n, expr: written(n.expr) })).filter((n) => reads(n.expr)).map((n) => `${exprToString(n.expr)} AS ${n.name}`)];
+    if (found.length) {
+      throw new SqlValidationError(
+        `[UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.CORRELATED_REFERENCE] Unsupported subquery expression: Expressions referencing the outer query are not supported outside of WHERE/HAVING clauses: ${found.map((x) => `"${x}"`).join(',')}. ` +
+          'Read the outer column in its WHERE, or aggregate it in the outer query',
+        pos, 'subquery', 'UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.CORRELATED_REFERENCE');
+    }
+  }
+  children(plan).forEach((c) => checkCorrelatedReferences(c, pos));
+  if (plan.kind === 'StaticRelation' && plan.view) checkCorrelatedReferences(plan.view.plan, pos);
+}
