@@ -149,23 +149,6 @@ function planChildren(p: UnresolvedPlan): UnresolvedPlan[] {
   }
 }
 
-/** Whether a query names a qualifier or column of the query around it (a correlated subquery's outer reference). */
-function readsOuter(u: UnresolvedPlan, qualifiers: readonly string[], outer: Schema): boolean {
-  const q = new Set(qualifiers.map((x) => x.toLowerCase()));
-  const columns = new Set(outer.map((f) => f.name.toLowerCase()));
-  const walk = (x: unknown): boolean => {
-    if (x === null || typeof x !== 'object') return false;
-    if (Array.isArray(x)) return x.some(walk);
-    const node = x as { kind?: string; nameParts?: string[] };
-    if (node.kind === 'UnresolvedAttribute' && node.nameParts) {
-      const first = node.nameParts[0].toLowerCase();
-      return node.nameParts.length > 1 ? q.has(first) : columns.has(first);
-    }
-    return Object.values(x).some(walk);
-  };
-  return walk(u);
-}
-
 /** The tables and outer CTEs a query reads by name, lower-cased (its expressions' subqueries not included, nor the CTEs it defines). */
 function relationNames(u: UnresolvedPlan): string[] {
   if (u.kind === 'UnresolvedRelation') return [u.multipartIdentifier.join('.').toLowerCase()];
@@ -1138,7 +1121,7 @@ class QueryPlanner {
       if (x.kind !== 'ScalarSubquery') return undefined;
       const oneRow = outerRowSubquery(x.plan);
       if (oneRow) return oneRow.value;
-      const r = this.correlatedScalarSubquery(x.plan, outer, x.pos);
+      const r = this.correlatedScalarSubquery(x.plan, outer);
       if (!r) return undefined;
       const name = `${HIDDEN_SCALAR_SUBQUERY}${this.correlatedIds++}`;
       const col = (c: string): Expression => ({ kind: 'UnresolvedAttribute', nameParts: [name, `${name}_${c}`], pos: x.pos });
@@ -1167,7 +1150,7 @@ class QueryPlanner {
       const oneRow = item.kind === 'ScalarSubquery' ? outerRowSubquery(item.plan) : undefined;
       if (oneRow) return { kind: 'Alias', child: out, name: `scalarsubquery(${oneRow.outer.join(', ')})`, pos: item.pos } as Expression;
       if (item.kind !== 'ScalarSubquery' || joined === before) return out;
-      return { kind: 'Alias', child: out, name: `scalarsubquery(${this.correlatedScalarSubquery(item.plan, outer, item.pos)!.keys.map((k) => expressionSql(k.outer).split('.').pop()).join(', ')})`, pos: item.pos } as Expression;
+      return { kind: 'Alias', child: out, name: `scalarsubquery(${this.correlatedScalarSubquery(item.plan, outer)!.keys.map((k) => expressionSql(k.outer).split('.').pop()).join(', ')})`, pos: item.pos } as Expression;
     });
     const filtered = where && rewrite(where);
     return { child: joined, items: named, where: filtered };
@@ -1219,7 +1202,7 @@ class QueryPlanner {
     const from = aggregate.child.kind === 'Filter' ? aggregate.child.child : aggregate.child;
     const outer = this.correlationOuter(from);
     if (!outer) return undefined;
-    const correlated = (c: Expression) => someExpression(c, (x) => x.kind === 'ScalarSubquery' && this.correlatedScalarSubquery(x.plan, outer, x.pos) !== undefined);
+    const correlated = (c: Expression) => someExpression(c, (x) => x.kind === 'ScalarSubquery' && this.correlatedScalarSubquery(x.plan, outer) !== undefined);
     const conjuncts = splitConjunctivePredicates(having);
     const moved = conjuncts.filter(correlated);
     if (moved.length === 0) return undefined;
@@ -1236,7 +1219,7 @@ class QueryPlanner {
     const over = (c: Expression): Expression => mapExpression(c, (x) => {
       if (x.kind === 'UnresolvedAttribute' || (x.kind === 'UnresolvedFunction' && x.nameParts.length === 1 && isAggregateFunctionName(x.nameParts[0]))) return hide(x);
       if (x.kind !== 'ScalarSubquery') return undefined;
-      const r = this.correlatedScalarSubquery(x.plan, outer, x.pos);
+      const r = this.correlatedScalarSubquery(x.plan, outer);
       const body = x.plan.kind === 'UnresolvedHaving' ? x.plan.child : x.plan;
       if (!r || (body.kind !== 'Project' && body.kind !== 'Aggregate') || body.child.kind !== 'Filter') return x;
       const outerKeys = new Set(r.keys.map((k) => k.outer));
@@ -1260,7 +1243,7 @@ class QueryPlanner {
    * one of another shape, which the expression builder plans as it is, run for each tuple of
    * its outer values (correlated-scalar-subquery.ts).
    */
-  private correlatedScalarSubquery(u: UnresolvedPlan, outer: { qualifiers: ReadonlySet<string>; columns: ReadonlySet<string> }, pos: Position):
+  private correlatedScalarSubquery(u: UnresolvedPlan, outer: { qualifiers: ReadonlySet<string>; columns: ReadonlySet<string> }):
     { value: Expression; table: UnresolvedPlan; keys: { inner: Expression; outer: Expression }[]; rest?: Expression; grouping?: readonly Expression[]; having?: Expression } | undefined {
     // GROUP BY the correlated columns (`… WHERE t2c = t1c GROUP BY t2c [HAVING …]`) is the same
     // aggregation the rewrite makes, its HAVING over it; then a row no group matches reads NULL.

@@ -490,5 +490,6 @@ function withCorrelatedSubqueries<T>(exprs: readonly Expr[], schema: Schema, ops
 /** A correlated scalar subquery elsewhere than in a Filter or a Project (the analyzer puts them there): refused, naming where. */
 function refuseCorrelatedSubqueries(plan: LogicalPlan): void {
   const holds = (e: Expr): boolean => isCorrelatedSubquery(e) || exprChildren(e).some(holds);
-  if (nodeExpressions(plan).some(holds)) throw notSupportedYet(`A correlated scalar subquery in a ${plan.kind}`, undefined, 'write it in the select list or WHERE of a SELECT');
+  const where: Partial<Record<LogicalPlan['kind'], string>> = { Aggregate: "an aggregate function's argument or GROUP BY", Sort: 'ORDER BY', Join: "a join's ON", Window: 'a window function', Generate: "a generator's argument", Expand: 'GROUPING SETS' };
+  if (nodeExpressions(plan).some(holds)) throw notSupportedYet(`A correlated scalar subquery in ${where[plan.kind] ?? plan.kind}`, undefined, 'write it in the select list, WHERE or HAVING of a SELECT (a subquery in FROM can compute it as a column)');
 }
