@@ -11,7 +11,7 @@ import type { Schema } from '../types';
 import { exprChildren, exprToString, mapExprChildren, type Expr, type SqlPosition } from './expression';
 import { expressionType } from './expression-compiler';
 import type { ExpressionBuilder } from './expression-builder';
-import { children, nodeExpressions, type LogicalPlan } from './logical-plan';
+import { children, nodeExpressions, staticName, type LogicalPlan } from './logical-plan';
 import type { Resolved } from './resolved-plan';
 import { notSupportedYet, SqlValidationError } from './sql-error';
 
@@ -76,7 +76,8 @@ export function readsOuterReference(plan: LogicalPlan, which: (r: Extract<Expr, 
  * reference is read where a Filter, a Project or a join reads it, not by an aggregation (`SELECT
  * sum(t0a) AS d FROM t1`, `SELECT count(*) + t0a …`), which is
  * UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.CORRELATED_REFERENCE, naming the select items as
- * written (the aggregation's select list is the Project above it, reading its aggregates by name).
+ * written (the aggregation's select list is the Project above it, reading its aggregates by name);
+ * nor below the side an outer join pads (ACCESSING_OUTER_QUERY_COLUMN_IS_NOT_ALLOWED).
  */
 export function checkCorrelatedReferences(plan: LogicalPlan, pos: SqlPosition | undefined): void {
   const reads = (e: Expr): boolean => e.kind === 'outerReference' || exprChildren(e).some(reads);
@@ -91,6 +92,14 @@ export function checkCorrelatedReferences(plan: LogicalPlan, pos: SqlPosition | 
           'Read the outer column in its WHERE, or aggregate it in the outer query',
         pos, 'subquery', 'UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.CORRELATED_REFERENCE');
     }
+  }
+  // The side a LEFT join pads with NULLs (a RIGHT join's left, swapped; a FULL join's either),
+  // but for the joins a subquery was rewritten to: Spark's domain join cannot reach below it.
+  if (plan.kind === 'Join' && plan.joinType === 'LeftOuter' && plan.right.kind === 'StaticRelation' && !staticName(plan.right).startsWith('__') && readsOuterReference(plan.right)) {
+    throw new SqlValidationError(
+      `[UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.ACCESSING_OUTER_QUERY_COLUMN_IS_NOT_ALLOWED] Unsupported subquery expression: Accessing outer query column is not allowed in this location: the side of an outer join that is padded with NULLs (${staticName(plan.right)}). ` +
+        'Read the outer column in the join\'s ON or in the WHERE above the join',
+      pos, 'subquery', 'UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.ACCESSING_OUTER_QUERY_COLUMN_IS_NOT_ALLOWED');
   }
   children(plan).forEach((c) => checkCorrelatedReferences(c, pos));
   if (plan.kind === 'StaticRelation' && plan.view) checkCorrelatedReferences(plan.view.plan, pos);
