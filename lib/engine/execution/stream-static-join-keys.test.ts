@@ -197,6 +197,25 @@ describe("NOT IN and [NOT] EXISTS over a static table (Spark's RewritePredicateS
     expect((await run(sql)).rows).toEqual(['1:5']);
   });
 
+  it('EXISTS ignores its ORDER BY and DISTINCT, and a GROUP BY without HAVING has a row where its input has one', async () => {
+    const sql = 'SELECT e.id, e.s AS label FROM events e WHERE EXISTS (SELECT DISTINCT max(c.price) FROM codes c WHERE c.code = e.k GROUP BY c.label ORDER BY c.label)';
+    expect((await run(sql)).rows).toEqual(['1:5', '2:12']);
+    expect((await run(sql.replace('WHERE EXISTS', 'WHERE NOT EXISTS'))).rows).toEqual(['3:five', '4:null']);
+  });
+
+  it('EXISTS of an aggregate without GROUP BY is true for every row: it has one row, whatever its input (the count bug)', async () => {
+    expect((await run('SELECT e.id, e.s AS label FROM events e WHERE EXISTS (SELECT count(*) FROM codes c WHERE c.code = e.k)')).rows).toEqual(['1:5', '2:12', '3:five', '4:null']);
+    expect((await run('SELECT e.id, e.s AS label FROM events e WHERE NOT EXISTS (SELECT count(*) + 1 FROM codes c WHERE c.code = e.k)')).rows).toEqual([]);
+    expect((await run('SELECT e.id, EXISTS (SELECT sum(c.price) FROM codes c WHERE c.code = e.k) AS label FROM events e')).rows).toEqual(['1:true', '2:true', '3:true', '4:true']);
+  });
+
+  it('EXISTS of LIMIT 0 is false; an uncorrelated LIMIT or set operation is the semi join with its rows', async () => {
+    expect((await run('SELECT e.id, e.s AS label FROM events e WHERE EXISTS (SELECT 1 FROM codes c WHERE c.code = e.k LIMIT 0)')).rows).toEqual([]);
+    expect((await run('SELECT e.id, e.s AS label FROM events e WHERE e.id < 3 AND EXISTS (SELECT code FROM codes WHERE code > 10 LIMIT 1)')).rows).toEqual(['1:5', '2:12']);
+    expect((await run('SELECT e.id, e.s AS label FROM events e WHERE NOT EXISTS (SELECT code FROM codes WHERE code > 100 UNION SELECT code FROM codes WHERE code < 0)')).rows).toEqual(['1:5', '2:12', '3:five', '4:null']);
+    expect((await run('SELECT e.id, e.s AS label FROM events e WHERE EXISTS (SELECT code FROM codes INTERSECT SELECT code FROM codes WHERE code = 5)')).rows).toEqual(['1:5', '2:12', '3:five', '4:null']);
+  });
+
   it('in the select list, EXISTS and IN are the counts of the rows that decide them (an existence join): true, false or NULL', async () => {
     // codes holds 5, 12 and a NULL code: 6 is NULL there (not found beside a NULL), a NULL k too.
     expect((await run('SELECT e.id, e.k IN (SELECT code FROM codes) AS label FROM events e')).rows).toEqual(['1:true', '2:true', '3:null', '4:null']);

@@ -258,6 +258,42 @@ const HIDDEN_SCALAR_SUBQUERY = '__scalar_subquery';
 /** `SELECT * FROM child`: every column of `child`, as a query of its own. */
 const selectAll = (child: UnresolvedPlan, pos: Position): UnresolvedPlan => ({ kind: 'Project', projectList: [{ kind: 'UnresolvedStar', pos }], child, pos });
 
+/**
+ * An EXISTS subquery's query reduced to what decides it, as Spark's optimizer has it before
+ * RewritePredicateSubquery joins it: ORDER BY and DISTINCT change no row's existence and are
+ * dropped (RemoveRedundantSorts and the like); GROUP BY without HAVING has a row where its input
+ * has one, so its input is read instead; an aggregate without GROUP BY or HAVING has one row
+ * whatever its input, and LIMIT 0 none, so EXISTS is known (true, false) without the query:
+ * `EXISTS (SELECT count(*) FROM t WHERE t.k = o.k)` is true for every row, as in Spark, not only
+ * where t has a matching row (the count bug). Any other query is left as it is.
+ */
+function existsRows(q: UnresolvedPlan): UnresolvedPlan | boolean {
+  switch (q.kind) {
+    case 'Sort': case 'Distinct':
+      return existsRows(q.child);
+    case 'Limit':
+      return q.limitExpr.kind === 'Literal' && Number(q.limitExpr.value) === 0 ? false : q;
+    case 'Aggregate':
+      // GROUPING SETS, ROLLUP and CUBE may group by no column (a row over no input).
+      if (q.groupingExpressions.length === 0 || q.groupingExpressions.some((g) => g.kind === 'GroupingAnalytics')) return q.groupingExpressions.length === 0 ? true : q;
+      return selectAll(q.child, q.pos);
+    case 'Project':
+      return q.projectList.some(containsAggregate) ? true : q;
+    default:
+      return q;
+  }
+}
+
+/** The expression with each EXISTS subquery reduced to what decides it (existsRows): a literal where that is known. */
+function reducedExists(e: Expression): Expression {
+  return mapExpression(e, (x) => {
+    if (x.kind !== 'Exists') return undefined;
+    const rows = existsRows(x.plan);
+    if (typeof rows === 'boolean') return { kind: 'Literal', value: rows, dataType: BooleanType, pos: x.pos };
+    return rows === x.plan ? undefined : { ...x, plan: rows };
+  });
+}
+
 /** The prefix of an EXISTS subquery's table made a join's static side over a join, and of its columns. */
 const EXISTS_SUBQUERY = '__exists';
 
@@ -647,6 +683,8 @@ class QueryPlanner {
       child = child.child;
     }
     if (where && child.kind === 'Join') ({ child, where } = this.commaJoinConditions(child, where));
+    if (where) where = reducedExists(where);
+    items = items.map(reducedExists);
     if (where) ({ child, where } = this.predicateSubqueryAsJoin(child, where));
     items = items.map((i) => this.predicateSubqueriesAsCounts(i));
     if (where) where = this.predicateSubqueriesAsCounts(where);
@@ -996,7 +1034,10 @@ class QueryPlanner {
       if (p.kind === 'Exists') {
         // The subquery's WHERE is the join's condition.
         const q = p.plan;
-        if (q.kind !== 'Project') return undefined;
+        if (q.kind !== 'Project') {
+          const query = this.uncorrelatedQuery(q);
+          return query && tableJoin(negated, query.from, query, () => undefined, c.pos);
+        }
         const from = q.child.kind === 'Filter' ? q.child.child : q.child;
         // Over a stream the join is a join of streams, under their rules (a time range; NOT
         // EXISTS is a LEFT ANTI join, which Spark refuses with a stream on the right).
@@ -1324,6 +1365,23 @@ class QueryPlanner {
     }
     if (having && readsOuterColumn(having)) throw shape('whose HAVING reads an outer column');
     return { value, table: base, keys, ...(rest.length ? { rest: conjunctionOf(rest) } : {}), ...(grouping.length ? { grouping } : {}), ...(having ? { having } : {}) };
+  }
+
+  /**
+   * An EXISTS subquery of another shape than `SELECT … FROM … [WHERE …]` (a LIMIT, an OFFSET, a
+   * set operation) that reads no column of the outer query, as a relation of static data (the
+   * semi join's side, joined without a condition). Spark resolves a subquery's names in its own
+   * query first: one that is planned on its own reads no outer column. Undefined for one that
+   * does not plan so (a correlated one), left to be refused.
+   */
+  private uncorrelatedQuery(q: UnresolvedPlan): { from: UnresolvedPlan; schema: Schema; qualifier: string; direct: false } | undefined {
+    const from: UnresolvedPlan = { kind: 'SubqueryAlias', alias: `${EXISTS_SUBQUERY}_query`, child: q, pos: q.pos };
+    try {
+      const t = this.staticRelationOf(from);
+      return t && { from, ...t };
+    } catch {
+      return undefined;
+    }
   }
 
   /** Whether a query reads tables, each of them one of the job's static tables or a CTE over them (no stream). */
