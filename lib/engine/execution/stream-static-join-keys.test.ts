@@ -216,6 +216,12 @@ describe("NOT IN and [NOT] EXISTS over a static table (Spark's RewritePredicateS
     expect((await run('SELECT e.id, e.s AS label FROM events e WHERE EXISTS (SELECT code FROM codes INTERSECT SELECT code FROM codes WHERE code = 5)')).rows).toEqual(['1:5', '2:12', '3:five', '4:null']);
   });
 
+  it('a subquery in an EXISTS subquery\'s WHERE filters its table first, the correlated conjuncts joining it', async () => {
+    const sql = 'SELECT e.id, e.s AS label FROM events e WHERE EXISTS (SELECT 1 FROM codes c WHERE c.code = e.k AND EXISTS (SELECT 1 FROM codes d WHERE d.code = c.code AND d.price > 2))';
+    expect((await run(sql)).rows).toEqual(['2:12']);
+    expect((await run(sql.replace('WHERE EXISTS', 'WHERE NOT EXISTS'))).rows).toEqual(['1:5', '3:five', '4:null']);
+  });
+
   it('in the select list, EXISTS and IN are the counts of the rows that decide them (an existence join): true, false or NULL', async () => {
     // codes holds 5, 12 and a NULL code: 6 is NULL there (not found beside a NULL), a NULL k too.
     expect((await run('SELECT e.id, e.k IN (SELECT code FROM codes) AS label FROM events e')).rows).toEqual(['1:true', '2:true', '3:null', '4:null']);

@@ -1047,9 +1047,11 @@ class QueryPlanner {
         // static data (an inline table, range(), a subquery), or an uncorrelated EXISTS (no WHERE:
         // a semi join without a condition), as Spark's RewritePredicateSubquery takes any relation.
         const byName = q.child.kind === 'Filter' ? staticOf(from) ?? (other ? { schema: relationOutput(other), qualifier: n.qualifier, direct: true } : undefined) : undefined;
+        const where = q.child.kind === 'Filter' ? q.child.condition : undefined;
+        const nested = byName && !other && where ? this.nestedSubqueriesFirst(from, where) : undefined;
+        if (nested) return tableJoin(negated, nested.from, nested, (inner) => nested.where && inner(nested.where), c.pos);
         const t = byName ?? this.staticRelationOf(from);
         if (!t) return undefined;
-        const where = q.child.kind === 'Filter' ? q.child.condition : undefined;
         return tableJoin(negated, from, t, (inner) => where && inner(where), c.pos);
       }
       if (p.kind !== 'InSubquery' || !p.values.every((v) => v.kind === 'UnresolvedAttribute')) return undefined;
@@ -1365,6 +1367,32 @@ class QueryPlanner {
     }
     if (having && readsOuterColumn(having)) throw shape('whose HAVING reads an outer column');
     return { value, table: base, keys, ...(rest.length ? { rest: conjunctionOf(rest) } : {}), ...(grouping.length ? { grouping } : {}), ...(having ? { having } : {}) };
+  }
+
+  /**
+   * `EXISTS (SELECT … FROM t WHERE <correlated> AND EXISTS (SELECT … FROM u WHERE u.k = t.k))`:
+   * a subquery in the subquery's WHERE is no join condition, so the conjuncts that hold one and
+   * read no column of the outer query filter t first, as a query of static data named as t is
+   * (where the inner subquery is planned as in any other WHERE, its own join), and the other
+   * conjuncts are the join's condition, as Spark rewrites the inner subquery inside the outer
+   * one's plan. Undefined where no conjunct holds a subquery, or those that do read the outer
+   * query (the filtered table does not plan on its own).
+   */
+  private nestedSubqueriesFirst(from: UnresolvedPlan, where: Expression): { from: UnresolvedPlan; where?: Expression; schema: Schema; qualifier: string; direct: false } | undefined {
+    const n = namedRelation(from);
+    const conjuncts = splitConjunctivePredicates(where);
+    const holdsSubquery = (e: Expression) => someExpression(e, (x) => x.kind === 'Exists' || x.kind === 'InSubquery' || x.kind === 'ScalarSubquery');
+    const first = conjuncts.filter(holdsSubquery);
+    if (!n || first.length === 0) return undefined;
+    const rest = conjuncts.filter((e) => !holdsSubquery(e));
+    const pos = from.pos;
+    const filtered: UnresolvedPlan = { kind: 'SubqueryAlias', alias: n.qualifier, child: selectAll({ kind: 'Filter', condition: conjunctionOf(first), child: from, pos }, pos), pos };
+    try {
+      const t = this.staticRelationOf(filtered);
+      return t && { from: filtered, ...(rest.length ? { where: conjunctionOf(rest) } : {}), ...t };
+    } catch {
+      return undefined;
+    }
   }
 
   /**
