@@ -209,8 +209,9 @@ describe("NOT IN and [NOT] EXISTS over a static table (Spark's RewritePredicateS
     expect((await run('SELECT e.id, EXISTS (SELECT sum(c.price) FROM codes c WHERE c.code = e.k) AS label FROM events e')).rows).toEqual(['1:true', '2:true', '3:true', '4:true']);
   });
 
-  it('EXISTS of LIMIT 0 is false; an uncorrelated LIMIT or set operation is the semi join with its rows', async () => {
+  it('EXISTS of LIMIT 0 is false, of another LIMIT its query\'s; an uncorrelated set operation is the semi join with its rows', async () => {
     expect((await run('SELECT e.id, e.s AS label FROM events e WHERE EXISTS (SELECT 1 FROM codes c WHERE c.code = e.k LIMIT 0)')).rows).toEqual([]);
+    expect((await run('SELECT e.id, e.s AS label FROM events e WHERE EXISTS (SELECT 1 FROM codes c WHERE c.code = e.k ORDER BY c.price DESC LIMIT 1)')).rows).toEqual(['1:5', '2:12']);
     expect((await run('SELECT e.id, e.s AS label FROM events e WHERE e.id < 3 AND EXISTS (SELECT code FROM codes WHERE code > 10 LIMIT 1)')).rows).toEqual(['1:5', '2:12']);
     expect((await run('SELECT e.id, e.s AS label FROM events e WHERE NOT EXISTS (SELECT code FROM codes WHERE code > 100 UNION SELECT code FROM codes WHERE code < 0)')).rows).toEqual(['1:5', '2:12', '3:five', '4:null']);
     expect((await run('SELECT e.id, e.s AS label FROM events e WHERE EXISTS (SELECT code FROM codes INTERSECT SELECT code FROM codes WHERE code = 5)')).rows).toEqual(['1:5', '2:12', '3:five', '4:null']);

@@ -261,9 +261,10 @@ const selectAll = (child: UnresolvedPlan, pos: Position): UnresolvedPlan => ({ k
 /**
  * An EXISTS subquery's query reduced to what decides it, as Spark's optimizer has it before
  * RewritePredicateSubquery joins it: ORDER BY and DISTINCT change no row's existence and are
- * dropped (RemoveRedundantSorts and the like); GROUP BY without HAVING has a row where its input
- * has one, so its input is read instead; an aggregate without GROUP BY or HAVING has one row
- * whatever its input, and LIMIT 0 none, so EXISTS is known (true, false) without the query:
+ * dropped (RemoveRedundantSorts and the like), and so is a LIMIT of some rows, which keeps one
+ * where there is one; GROUP BY without HAVING has a row where its input has one, so its input is
+ * read instead; an aggregate without GROUP BY or HAVING has one row whatever its input, and LIMIT 0
+ * none, so EXISTS is known (true, false) without the query:
  * `EXISTS (SELECT count(*) FROM t WHERE t.k = o.k)` is true for every row, as in Spark, not only
  * where t has a matching row (the count bug). Any other query is left as it is.
  */
@@ -271,8 +272,11 @@ function existsRows(q: UnresolvedPlan): UnresolvedPlan | boolean {
   switch (q.kind) {
     case 'Sort': case 'Distinct':
       return existsRows(q.child);
-    case 'Limit':
-      return q.limitExpr.kind === 'Literal' && Number(q.limitExpr.value) === 0 ? false : q;
+    case 'Limit': {
+      // Another LIMIT (an expression, NULL, a negative count) is left to be refused as it is.
+      const n = q.limitExpr.kind === 'Literal' && (typeof q.limitExpr.value === 'number' || typeof q.limitExpr.value === 'bigint') ? Number(q.limitExpr.value) : -1;
+      return n === 0 ? false : n > 0 ? existsRows(q.child) : q;
+    }
     case 'Aggregate':
       // GROUPING SETS, ROLLUP and CUBE may group by no column (a row over no input).
       if (q.groupingExpressions.length === 0 || q.groupingExpressions.some((g) => g.kind === 'GroupingAnalytics')) return q.groupingExpressions.length === 0 ? true : q;
