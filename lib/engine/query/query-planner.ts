@@ -283,6 +283,10 @@ function existsRows(q: UnresolvedPlan): UnresolvedPlan | boolean {
       return selectAll(q.child, q.pos);
     case 'Project':
       return q.projectList.some(containsAggregate) ? true : q;
+    // Every member listed, so that a new one is a lint error until it is handled here.
+    case 'Except': case 'Filter': case 'Generate': case 'Intersect': case 'Join': case 'Offset': case 'OneRowRelation': case 'Pivot':
+    case 'RepartitionByExpression': case 'SubqueryAlias': case 'Union': case 'Unpivot': case 'UnresolvedHaving': case 'UnresolvedRelation':
+    case 'UnresolvedSubqueryColumnAliases': case 'UnresolvedWith':
     default:
       return q;
   }
