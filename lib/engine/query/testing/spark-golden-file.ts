@@ -110,9 +110,16 @@ function viewSelect(name: string, columns: string | undefined, body: string): st
   return `SELECT * FROM (${select}) AS ${name}(${names.join(', ')})`;
 }
 
-/** The columns of `CREATE TABLE t (a INT, b DECIMAL(3, 1))`: each name and type. */
+/** The columns of `CREATE TABLE t (a INT, b DECIMAL(3, 1), m MAP<INT, INT>)`: each name and type. */
 function tableColumns(list: string): { name: string; type: string }[] {
-  return selectItems(list).map((c) => {
+  // A type's own commas (MAP<INT, INT>, STRUCT<a: INT, b: INT>) sit inside its angle brackets.
+  const columns: string[] = [];
+  for (const item of selectItems(list)) {
+    const last = columns.at(-1);
+    if (last !== undefined && last.split('<').length > last.split('>').length) columns[columns.length - 1] = `${last},${item}`;
+    else columns.push(item);
+  }
+  return columns.map((c) => {
     const m = /^\s*(\S+)\s+([^]+?)\s*$/.exec(c)!;
     return { name: m[1], type: m[2] };
   });
