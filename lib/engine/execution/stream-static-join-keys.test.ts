@@ -223,6 +223,12 @@ describe("NOT IN and [NOT] EXISTS over a static table (Spark's RewritePredicateS
     expect((await run(sql.replace('WHERE EXISTS', 'WHERE NOT EXISTS'))).rows).toEqual(['1:5', '3:five', '4:null']);
   });
 
+  it('EXISTS over a join of static tables is the semi join with that join, its WHERE read by table and column', async () => {
+    const sql = 'SELECT e.id, e.s AS label FROM events e WHERE EXISTS (SELECT c.label FROM codes c JOIN codes d ON d.code = c.code WHERE c.code = e.k AND d.price > 2)';
+    expect((await run(sql)).rows).toEqual(['2:12']);
+    expect((await run(sql.replace('WHERE EXISTS', 'WHERE NOT EXISTS'))).rows).toEqual(['1:5', '3:five', '4:null']);
+  });
+
   it('in the select list, EXISTS and IN are the counts of the rows that decide them (an existence join): true, false or NULL', async () => {
     // codes holds 5, 12 and a NULL code: 6 is NULL there (not found beside a NULL), a NULL k too.
     expect((await run('SELECT e.id, e.k IN (SELECT code FROM codes) AS label FROM events e')).rows).toEqual(['1:true', '2:true', '3:null', '4:null']);

@@ -1058,6 +1058,8 @@ class QueryPlanner {
         const where = q.child.kind === 'Filter' ? q.child.condition : undefined;
         const nested = byName && !other && where ? this.nestedSubqueriesFirst(from, where) : undefined;
         if (nested) return tableJoin(negated, nested.from, nested, (inner) => nested.where && inner(nested.where), c.pos);
+        const joined = from.kind === 'Join' && where ? this.joinAsOneRelation(from, where) : undefined;
+        if (joined) return tableJoin(negated, joined.from, joined, () => joined.where, c.pos);
         const t = byName ?? this.staticRelationOf(from);
         if (!t) return undefined;
         return tableJoin(negated, from, t, (inner) => where && inner(where), c.pos);
@@ -1398,6 +1400,47 @@ class QueryPlanner {
     try {
       const t = this.staticRelationOf(filtered);
       return t && { from: filtered, ...(rest.length ? { where: conjunctionOf(rest) } : {}), ...t };
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * `EXISTS (SELECT … FROM emp JOIN dept ON … WHERE e.name = emp.name)`: a subquery over a join of
+   * static tables (or CTEs over them), made one relation for the semi join's side, each table's
+   * column under a name of its own (the join's tables may share one, as dept_id), and the WHERE's
+   * names of them (`emp.name`, or a name one table alone has) read as those, so that the WHERE
+   * is the join's condition, as Spark's RewritePredicateSubquery joins the subquery's join.
+   * Undefined for another join (of a stream, a subquery), or one that does not plan on its own.
+   */
+  private joinAsOneRelation(join: Extract<UnresolvedPlan, { kind: 'Join' }>, where: Expression): { from: UnresolvedPlan; where: Expression; schema: Schema; qualifier: string; direct: false } | undefined {
+    const tables: { qualifier: string; schema: Schema }[] = [];
+    const leaves = (u: UnresolvedPlan): boolean => {
+      if (u.kind === 'Join') return leaves(u.left) && leaves(u.right);
+      const n = namedRelation(u);
+      const table = n && this.staticTables.find((t) => t.name.toLowerCase() === n.table.toLowerCase());
+      const cte = n && !table ? this.ctes.get(n.table.toLowerCase()) : undefined;
+      if (!n || (!table && (!cte || firstStreamingRelation(cte)))) return false;
+      tables.push({ qualifier: n.qualifier.toLowerCase(), schema: table ? table.schema : this.resolved(cte!).output });
+      return true;
+    };
+    if (!leaves(join)) return undefined;
+    const alias = `${EXISTS_SUBQUERY}_join${this.correlatedIds++}`;
+    const pos = join.pos;
+    const name = (i: number, j: number) => `${alias}_${i}_${j}`;
+    const items = tables.flatMap((t, i) => t.schema.map((f, j): Expression => ({ kind: 'Alias', name: name(i, j), child: { kind: 'UnresolvedAttribute', nameParts: [t.qualifier, f.name], pos }, pos })));
+    const column = (t: { schema: Schema }, c: string) => t.schema.findIndex((f) => f.name.toLowerCase() === c.toLowerCase());
+    const condition = mapExpression(where, (x) => {
+      if (x.kind !== 'UnresolvedAttribute' || x.nameParts.length > 2) return undefined;
+      const [q, c] = x.nameParts.length === 2 ? [x.nameParts[0].toLowerCase(), x.nameParts[1]] : [undefined, x.nameParts[0]];
+      const owners = tables.map((t, i) => ({ i, j: column(t, c) })).filter(({ i, j }) => j >= 0 && (q === undefined || tables[i].qualifier === q));
+      // A name no table (or several) has is the outer query's, left as written.
+      return owners.length === 1 ? { ...x, nameParts: [alias, name(owners[0].i, owners[0].j)] } : undefined;
+    });
+    const from: UnresolvedPlan = { kind: 'SubqueryAlias', alias, child: { kind: 'Project', projectList: items, child: join, pos }, pos };
+    try {
+      const t = this.staticRelationOf(from);
+      return t && { from, where: condition, ...t };
     } catch {
       return undefined;
     }
