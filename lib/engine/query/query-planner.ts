@@ -662,7 +662,7 @@ class QueryPlanner {
     const overAggregation = this.windowsOverAggregation(u, ctes, having, distinct, sort);
     if (overAggregation) return this.selectBlock(overAggregation.plan, ctes, overAggregation.sort);
     if (having && u.kind === 'Aggregate') {
-      const rewritten = this.correlatedHavingAsWhere(u, having, distinct);
+      const rewritten = this.correlatedHavingAsWhere(u, having, distinct) ?? this.existsInHavingAsWhere(u, having, distinct);
       if (rewritten) return this.selectBlock(rewritten, ctes, sort);
     }
     let items: readonly Expression[];
@@ -1287,6 +1287,38 @@ class QueryPlanner {
       return { ...x, plan: x.plan.kind === 'UnresolvedHaving' ? { ...x.plan, child: plan } : plan };
     });
     const where = conjunctionOf(moved.map(over));
+    const kept = conjuncts.filter((c) => !moved.includes(c));
+    let inner: UnresolvedPlan = { ...aggregate, aggregateExpressions: [...aggregate.aggregateExpressions, ...hidden] };
+    if (kept.length) inner = { kind: 'UnresolvedHaving', havingCondition: conjunctionOf(kept), child: inner, pos };
+    if (distinct) inner = { kind: 'Distinct', child: inner, pos };
+    return selectAll({ kind: 'Filter', condition: where, child: { kind: 'SubqueryAlias', alias, child: inner, pos }, pos }, pos);
+  }
+
+  /**
+   * HAVING with [NOT] EXISTS (`GROUP BY dept_id HAVING EXISTS (SELECT 1 FROM bonus WHERE
+   * bonus_amt < min(emp.salary))`), which Spark's RewritePredicateSubquery joins above the
+   * aggregation: the aggregation with the outer aggregates its subqueries read as its (hidden)
+   * columns, and the conjuncts holding EXISTS a WHERE over it, reading those columns. An
+   * aggregate in a subquery's WHERE is the outer query's (a WHERE aggregates nothing of its own).
+   * Undefined where no HAVING conjunct holds EXISTS.
+   */
+  private existsInHavingAsWhere(aggregate: Extract<UnresolvedPlan, { kind: 'Aggregate' }>, having: Expression, distinct: boolean): UnresolvedPlan | undefined {
+    const conjuncts = splitConjunctivePredicates(having);
+    const moved = conjuncts.filter((c) => someExpression(c, (x) => x.kind === 'Exists'));
+    if (moved.length === 0) return undefined;
+    const pos = having.pos;
+    const alias = `${HIDDEN_SCALAR_SUBQUERY}_exists${this.correlatedIds++}`;
+    const hidden: Expression[] = [];
+    const hide = (e: Expression): Expression => {
+      const name = `${alias}_${hidden.length}`;
+      hidden.push({ kind: 'Alias', child: e, name, pos: e.pos });
+      return { kind: 'UnresolvedAttribute', nameParts: [alias, name], pos: e.pos };
+    };
+    const outerAggregates = (e: Expression) => mapExpression(e, (x) => (x.kind === 'UnresolvedFunction' && x.nameParts.length === 1 && isAggregateFunctionName(x.nameParts[0]) ? hide(x) : undefined));
+    const where = conjunctionOf(moved.map((c) => mapExpression(c, (x) => {
+      if (x.kind !== 'Exists' || x.plan.kind !== 'Project' || x.plan.child.kind !== 'Filter') return undefined;
+      return { ...x, plan: { ...x.plan, child: { ...x.plan.child, condition: outerAggregates(x.plan.child.condition) } } };
+    })));
     const kept = conjuncts.filter((c) => !moved.includes(c));
     let inner: UnresolvedPlan = { ...aggregate, aggregateExpressions: [...aggregate.aggregateExpressions, ...hidden] };
     if (kept.length) inner = { kind: 'UnresolvedHaving', havingCondition: conjunctionOf(kept), child: inner, pos };
