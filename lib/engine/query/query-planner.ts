@@ -1019,6 +1019,8 @@ class QueryPlanner {
       const query = p.query;
       const values = p.values.map((v) => (stream ? qualified(v, stream.qualifier) : v));
       const value = values[0];
+      const grouped = values.length === 1 ? this.correlatedAggregateInJoin(query, value, negated, staticOf, p.pos) : undefined;
+      if (grouped) return { ...grouped, pos: c.pos };
       // Correlated (`x IN (SELECT c FROM t WHERE t.k = e.k)`): Spark's rewrite joins the table on
       // `x = c` and the subquery's WHERE; NOT IN on `(x = c OR isnull(x = c))` and the WHERE, a
       // NULL comparison keeping no row only among the rows the WHERE pairs it with.
@@ -1068,6 +1070,70 @@ class QueryPlanner {
       else rest.push(c);
     }
     return { child: joined, where: rest.length ? conjunctionOf(rest) : undefined };
+  }
+
+  /**
+   * `x [NOT] IN (SELECT <item> FROM <static table> WHERE <inner> = <outer> [AND …] GROUP BY g
+   * [HAVING h])`, a correlated IN over an aggregation, as Spark decorrelates it (its
+   * DecorrelateInnerQuery pulls an equality up through an Aggregate by grouping by its inner side
+   * too): the subquery's aggregation grouped by g and the correlated inner expressions, joined on
+   * `x = <item>` (`(x = <item> OR isnull(x = <item>))` for NOT IN, null-aware among the rows the
+   * correlation pairs) and each `outer = inner`. Undefined for another shape, or where a
+   * correlated conjunct is not such an equality.
+   */
+  private correlatedAggregateInJoin(query: UnresolvedPlan, value: Expression, negated: boolean, staticOf: (u: UnresolvedPlan) => { schema: Schema } | undefined, pos: Position):
+    Pick<Extract<UnresolvedPlan, { kind: 'Join' }>, 'joinType' | 'right' | 'condition'> | undefined {
+    const having = query.kind === 'UnresolvedHaving' ? query.havingCondition : undefined;
+    const aggregate = query.kind === 'UnresolvedHaving' ? query.child : query;
+    if (aggregate.kind !== 'Aggregate' || aggregate.child.kind !== 'Filter' || aggregate.aggregateExpressions.length !== 1 || aggregate.aggregateExpressions[0].kind === 'UnresolvedStar') return undefined;
+    const table = aggregate.child.child;
+    const n = namedRelation(table);
+    const t = n && staticOf(table);
+    if (!n || !t) return undefined;
+    // Spark resolves a name in the subquery's own table first, then in the outer query.
+    const columns = new Set(t.schema.map((f) => f.name.toLowerCase()));
+    const reads = (e: Expression) => {
+      const sides = { inner: false, outer: false };
+      someExpression(e, (x) => {
+        if (x.kind !== 'UnresolvedAttribute') return false;
+        const first = x.nameParts[0].toLowerCase();
+        const inner = x.nameParts.length > 1 ? first === n.qualifier.toLowerCase() || first === n.table.toLowerCase() : columns.has(first);
+        sides[inner ? 'inner' : 'outer'] = true;
+        return false;
+      });
+      return sides;
+    };
+    const keys: { inner: Expression; outer: Expression }[] = [];
+    const rest: Expression[] = [];
+    for (const c of splitConjunctivePredicates(aggregate.child.condition)) {
+      if (!reads(c).outer) {
+        rest.push(c);
+        continue;
+      }
+      if (c.kind !== 'BinaryOperator' || c.op !== 'EqualTo') return undefined;
+      const [l, r] = [reads(c.left), reads(c.right)];
+      if (l.inner && !l.outer && r.outer && !r.inner) keys.push({ inner: c.left, outer: c.right });
+      else if (r.inner && !r.outer && l.outer && !l.inner) keys.push({ inner: c.right, outer: c.left });
+      else return undefined;
+    }
+    if (keys.length === 0) return undefined;
+    const alias = `${IN_SUBQUERY}${this.correlatedIds++}`;
+    const names = [`${alias}_v`, ...keys.map((_, i) => `${alias}_k${i}`)];
+    const grouped: UnresolvedPlan = {
+      ...aggregate,
+      groupingExpressions: [...aggregate.groupingExpressions, ...keys.map((k) => k.inner)],
+      aggregateExpressions: [aggregate.aggregateExpressions[0], ...keys.map((k, i): Expression => ({ kind: 'Alias', child: k.inner, name: names[i + 1], pos }))],
+      child: rest.length ? { ...aggregate.child, condition: conjunctionOf(rest) } : table,
+    };
+    const right: UnresolvedPlan = {
+      kind: 'SubqueryAlias', alias, pos: query.pos,
+      child: { kind: 'UnresolvedSubqueryColumnAliases', outputColumnNames: names, child: having ? { ...query, child: grouped } as UnresolvedPlan : grouped, pos: query.pos },
+    };
+    const column = (name: string): Expression => ({ kind: 'UnresolvedAttribute', nameParts: [alias, name], pos });
+    const equal: Expression = { kind: 'BinaryOperator', op: 'EqualTo', left: value, right: column(names[0]), pos };
+    const matched: Expression = negated ? { kind: 'BinaryOperator', op: 'Or', left: equal, right: { kind: 'IsNull', child: equal, pos }, pos } : equal;
+    const correlation = keys.map((k, i): Expression => ({ kind: 'BinaryOperator', op: 'EqualTo', left: k.outer, right: column(names[i + 1]), pos }));
+    return { joinType: negated ? 'LeftAnti' : 'LeftSemi', right, condition: conjunctionOf([matched, ...correlation]) };
   }
 
   /**
