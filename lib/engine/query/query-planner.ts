@@ -648,8 +648,8 @@ class QueryPlanner {
     }
     if (where && child.kind === 'Join') ({ child, where } = this.commaJoinConditions(child, where));
     if (where) ({ child, where } = this.predicateSubqueryAsJoin(child, where));
-    items = items.map((i) => this.predicateSubqueriesAsCounts(i));
-    if (where) where = this.predicateSubqueriesAsCounts(where);
+    items = items.map((i) => this.predicateSubqueriesAsCounts(i, child));
+    if (where) where = this.predicateSubqueriesAsCounts(where, child);
     ({ child, items, where } = this.correlatedScalarSubqueriesAsJoins(child, items, where));
     const lateralViews: Extract<UnresolvedPlan, { kind: 'Generate' }>[] = [];
     while (child.kind === 'Generate') {
@@ -1144,7 +1144,7 @@ class QueryPlanner {
    * a row has c = x, else NULL where x is NULL and there is a row or a row's c is NULL, else false.
    * A subquery of another shape than `SELECT … FROM … [WHERE …]` is left as it is, and refused.
    */
-  private predicateSubqueriesAsCounts(e: Expression): Expression {
+  private predicateSubqueriesAsCounts(e: Expression, outer: UnresolvedPlan): Expression {
     const pos = e.pos;
     const literal = (value: bigint | boolean | null, dataType: DataType): Expression => ({ kind: 'Literal', value, dataType, pos });
     // (SELECT count(*) FROM <its FROM> WHERE <its WHERE> [AND extra]) > 0
@@ -1164,15 +1164,62 @@ class QueryPlanner {
     return mapExpression(e, (x) => {
       if (x.kind === 'Exists') return any(x.plan);
       const query = x.kind === 'InSubquery' ? rows(x.query) : undefined;
-      if (x.kind !== 'InSubquery' || x.values.length !== 1 || query?.kind !== 'Project' || !oneColumn(query)) return undefined;
-      const item = query.projectList[0].kind === 'Alias' ? query.projectList[0].child : query.projectList[0];
-      const value = x.values[0];
-      const matched = any(query, { kind: 'BinaryOperator', op: 'EqualTo', left: item, right: value, pos });
-      const some = any(query);
-      const nullItem = any(query, { kind: 'IsNull', child: item, pos });
-      if (!matched || !some || !nullItem) return undefined;
-      const unknown: Expression = { kind: 'BinaryOperator', op: 'Or', left: { kind: 'BinaryOperator', op: 'And', left: { kind: 'IsNull', child: value, pos }, right: some, pos }, right: nullItem, pos };
+      const items = query && selectItems(query);
+      if (x.kind !== 'InSubquery' || query?.kind !== 'Project' || items?.length !== x.values.length) return undefined;
+      // Each value as the outer query reads it: inside the count, a name of the subquery's table would be its column.
+      const pairs = x.values.map((value, i) => ({ item: items[i].kind === 'Alias' ? items[i].child : items[i], value: this.outerQualified(value, outer) }));
+      const equal = (p: (typeof pairs)[number]): Expression => ({ kind: 'BinaryOperator', op: 'EqualTo', left: p.item, right: p.value, pos });
+      // `(a, b) IN (…)` is true where a row is equal on every pair; else NULL where a row is equal
+      // or unknown on every pair: each pair equal, or its row's side NULL, or the outer value NULL
+      // (outside the count), so that every count is correlated by equalities only.
+      const matched = any(query, conjunctionOf(pairs.map(equal)));
+      if (!matched || pairs.length > 3) return undefined;
+      const unknowns: Expression[] = [];
+      const ways = (i: number, inside: Expression[], outside: Expression[]): void => {
+        if (i < pairs.length) {
+          ways(i + 1, [...inside, equal(pairs[i])], outside);
+          ways(i + 1, [...inside, { kind: 'IsNull', child: pairs[i].item, pos }], outside);
+          ways(i + 1, inside, [...outside, { kind: 'IsNull', child: pairs[i].value, pos }]);
+          return;
+        }
+        // Every pair equal is `matched`.
+        if (outside.length === 0 && inside.every((e) => e.kind !== 'IsNull')) return;
+        const some = any(query, inside.length ? conjunctionOf(inside) : undefined);
+        if (some) unknowns.push(conjunctionOf([...outside, some]));
+      };
+      ways(0, [], []);
+      if (unknowns.length !== 3 ** pairs.length - 1) return undefined;
+      const unknown = unknowns.reduce((l, r): Expression => ({ kind: 'BinaryOperator', op: 'Or', left: l, right: r, pos }));
       return { kind: 'CaseWhen', branches: [[matched, literal(true, BooleanType)], [unknown, literal(null, BooleanType)]], elseValue: literal(false, BooleanType), pos };
+    });
+  }
+
+  /**
+   * An expression of the outer query with each unqualified name qualified by the relation of
+   * FROM that has the column (a stream, a static table or a CTE, by its alias), so that it still
+   * reads the outer row where it is put inside a subquery over a table of a column of that name.
+   */
+  private outerQualified(e: Expression, from: UnresolvedPlan): Expression {
+    const owners: { qualifier: string; columns: Schema }[] = [];
+    const leaves = (u: UnresolvedPlan) => {
+      if (u.kind === 'Join') {
+        leaves(u.left);
+        leaves(u.right);
+        return;
+      }
+      const t = namedRelation(u);
+      if (!t) return;
+      const cte = this.ctes.get(t.table.toLowerCase());
+      const relation = !cte ? this.relations.find((r) => r.sourceName.toLowerCase() === t.table.toLowerCase()) : undefined;
+      const table = !cte ? this.staticTables.find((x) => x.name.toLowerCase() === t.table.toLowerCase()) : undefined;
+      const columns = cte ? this.resolved(cte).output : relation ? relationOutput(relation) : table?.schema;
+      if (columns) owners.push({ qualifier: t.qualifier, columns });
+    };
+    leaves(from);
+    return mapExpression(e, (x) => {
+      if (x.kind !== 'UnresolvedAttribute' || x.nameParts.length !== 1) return undefined;
+      const owner = owners.find((o) => o.columns.some((f) => f.name.toLowerCase() === x.nameParts[0].toLowerCase()));
+      return owner ? { ...x, nameParts: [owner.qualifier, x.nameParts[0]] } : undefined;
     });
   }
 
@@ -1274,7 +1321,8 @@ class QueryPlanner {
     const from = aggregate.child.kind === 'Filter' ? aggregate.child.child : aggregate.child;
     const outer = this.correlationOuter(from);
     if (!outer) return undefined;
-    const correlated = (c: Expression) => someExpression(c, (x) => x.kind === 'ScalarSubquery' && this.correlatedScalarSubquery(x.plan, outer, x.pos) !== undefined);
+    // An IN subquery there too: Spark's semi (anti) join above the Aggregate is WHERE's over it.
+    const correlated = (c: Expression) => someExpression(c, (x) => x.kind === 'InSubquery' || (x.kind === 'ScalarSubquery' && this.correlatedScalarSubquery(x.plan, outer, x.pos) !== undefined));
     const conjuncts = splitConjunctivePredicates(having);
     const moved = conjuncts.filter(correlated);
     if (moved.length === 0) return undefined;

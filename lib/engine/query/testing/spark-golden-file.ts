@@ -103,7 +103,11 @@ function viewSelect(name: string, columns: string | undefined, body: string): st
   if (/^\s*\(/.test(body) && topLevel(body).trim() === '') body = body.trim().slice(1, -1);
   let select = /^\s*values\b/i.test(body) ? `SELECT * FROM ${body}` : body;
   // Spark's SELECT without FROM reads its one-row relation; Weir's needs a table to read.
-  if (!/\bfrom\b/i.test(topLevel(select))) select = `${select} FROM VALUES (0) AS one_row(one_row)`;
+  if (!/\bfrom\b/i.test(topLevel(select))) {
+    // Its FROM goes before a WHERE (`SELECT 1 WHERE false`: no row).
+    const where = /\swhere\s/i.exec(topLevel(select))?.index ?? select.length;
+    select = `${select.slice(0, where)} FROM VALUES (0) AS one_row(one_row)${select.slice(where)}`;
+  }
   if (!columns) return select;
   // A column's `COMMENT 'text'` (Spark's identifierCommentList) is the column's description, not part of its name.
   const names = selectItems(columns).map((c) => c.replace(/\s+comment\s+(?:'(?:[^']|'')*'|"(?:[^"]|"")*")\s*$/i, '').trim());
@@ -129,6 +133,11 @@ const SUITE_TABLES: readonly GoldenView[] = [
   { name: 'mapdata', sql: "SELECT * FROM VALUES (map(1, 'a1', 2, 'b1', 3, 'c1', 4, 'd1', 5, 'e1')), (map(1, 'a2', 2, 'b2', 3, 'c2', 4, 'd2')), (map(1, 'a3', 2, 'b3', 3, 'c3')), (map(1, 'a4', 2, 'b4')), (map(1, 'a5')) AS mapdata(mapcol)" },
 ];
 
+/** Spark 4's defaults of the settings a file SETs, under which Weir answers as under no SET. */
+const SPARK_DEFAULTS: Readonly<Record<string, string>> = {
+  'spark.sql.legacy.nullinemptylistbehavior': 'false',
+};
+
 export function goldenCases(name: string): GoldenCase[] {
   const text = readFileSync(join(import.meta.dirname, 'sql-tests', `${name}.sql.out`), 'utf8');
   let views: GoldenView[] = [...SUITE_TABLES];
@@ -141,8 +150,9 @@ export function goldenCases(name: string): GoldenCase[] {
     const values = rows.length ? rows.join(', ') : `(${columns.map(() => 'NULL').join(', ')})`;
     define({ name: table, sql: `SELECT ${cast} FROM VALUES ${values}${rows.length ? '' : ' WHERE false'}` });
   };
-  // The settings a SET changed: Spark's files SET a key, then SET it back; the queries between answer under it.
+  // The settings a SET changed: Spark's files SET a key, then SET it back (or RESET it); the queries between answer under it.
   const settings = new Set<string>();
+  const reset = new Set([...text.matchAll(/^reset\s+([\w.]+)\s*$/gim)].map((m) => m[1].toLowerCase()));
   // A setting of the whole file is its input's `--SET key=value` line, which SQLQueryTestSuite
   // applies before the first query (the results do not show it): the copy's first line names it.
   const style = /--SET spark\.sql\.binaryOutputStyle=([\w-]+)/i.exec(text.split('\n', 1)[0])?.[1].toUpperCase() as BinaryOutputStyle | undefined;
@@ -163,12 +173,19 @@ export function goldenCases(name: string): GoldenCase[] {
     const table = /^\s*create\s+table\s+(\w+)\s*\(([^]*)\)\s*using\s+\w+\s*$/i.exec(sql);
     const insert = /^\s*insert\s+into\s+(\w+)\s+values\s*([^]*?)\s*$/i.exec(sql);
     const drop = /^\s*drop\s+(?:view|table)\s+(?:if\s+exists\s+)?(\w+)\s*$/i.exec(sql);
-    const set = /^\s*set\s+([\w.]+)\s*=/i.exec(sql);
+    const set = /^\s*set\s+([\w.]+)\s*=\s*(.*?)\s*$/i.exec(sql);
+    const unset = /^\s*reset\s+([\w.]+)\s*$/i.exec(sql);
     if (set) {
       const key = set[1].toLowerCase();
-      if (settings.has(key)) settings.delete(key);
+      // A SET to Spark's default changes nothing; of a key the file RESETs, each SET holds until the RESET.
+      if (SPARK_DEFAULTS[key] === set[2].toLowerCase()) settings.delete(key);
+      else if (settings.has(key) && !reset.has(key)) settings.delete(key);
       else settings.add(key);
       return { ...c, skip: 'a SET: the queries until it is SET back answer under it, and are not run' };
+    }
+    if (unset) {
+      settings.delete(unset[1].toLowerCase());
+      return { ...c, skip: 'a RESET: the setting is Spark\'s default again for the later queries' };
     }
     if (settings.size) return { ...c, skip: `answered under SET ${[...settings].join(', ')}, which Weir has no setting for` };
     if (view) define({ name: view[1], sql: viewSelect(view[1], view[2], view[3]) });
