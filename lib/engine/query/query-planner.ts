@@ -220,6 +220,22 @@ function inSubqueryLengthMismatch(p: Extract<Expression, { kind: 'InSubquery' }>
     lineColumn(p.pos), 'IN', 'DATATYPE_MISMATCH.IN_SUBQUERY_LENGTH_MISMATCH');
 }
 
+/**
+ * `x [NOT] IN (SELECT <aggregate> FROM … [WHERE …])`, a subquery of one row (an aggregation
+ * without GROUP BY, its ORDER BY dropped) as `x = (SELECT …)` (`NOT (x = (SELECT …))`): the
+ * same value, NULL where either side is, which the scalar subquery's rewrite answers over no
+ * rows too (count(*) 0), as Spark's does.
+ */
+function inOneRowAsComparison(e: Expression): Expression {
+  return mapExpression(e, (x) => {
+    if (x.kind !== 'InSubquery' || x.values.length !== 1) return undefined;
+    const query = x.query.kind === 'Sort' ? x.query.child : x.query;
+    const global = query.kind === 'Aggregate' ? query.groupingExpressions.length === 0 : query.kind === 'Project' && isAggregation({ items: query.projectList, grouping: [], distinct: false, pos: query.pos });
+    if (!global || selectItems(query)?.length !== 1) return undefined;
+    return { kind: 'BinaryOperator', op: 'EqualTo', left: x.values[0], right: { kind: 'ScalarSubquery', plan: query, pos: x.pos }, pos: x.pos };
+  });
+}
+
 /** A relation in FROM by name, optionally aliased: its name and the qualifier its columns are read by. */
 function namedRelation(u: UnresolvedPlan): { table: string; qualifier: string } | undefined {
   const [alias, rel] = u.kind === 'SubqueryAlias' ? [u.alias, u.child] : [undefined, u];
@@ -647,6 +663,7 @@ class QueryPlanner {
       child = child.child;
     }
     if (where && child.kind === 'Join') ({ child, where } = this.commaJoinConditions(child, where));
+    if (where) where = inOneRowAsComparison(where);
     if (where) ({ child, where } = this.predicateSubqueryAsJoin(child, where));
     items = items.map((i) => this.predicateSubqueriesAsCounts(i, child));
     if (where) where = this.predicateSubqueriesAsCounts(where, child);
@@ -1016,7 +1033,8 @@ class QueryPlanner {
       const items = selectItems(p.query);
       if (!items && p.values.length === 1) return undefined;
       if (items && items.length !== p.values.length) throw inSubqueryLengthMismatch(p, items);
-      const query = p.query;
+      // Its ORDER BY without a LIMIT orders nothing an IN reads (Spark removes it).
+      const query = p.query.kind === 'Sort' ? p.query.child : p.query;
       const values = p.values.map((v) => (stream ? qualified(v, stream.qualifier) : v));
       const value = values[0];
       const grouped = values.length === 1 ? this.correlatedAggregateInJoin(query, value, negated, staticOf, p.pos) : undefined;
