@@ -203,11 +203,6 @@ function selectItems(p: UnresolvedPlan): readonly Expression[] | undefined {
   }
 }
 
-/** Whether a query's select list is one item (not a star): the one column an IN subquery compares. */
-function oneColumn(p: UnresolvedPlan): boolean {
-  return selectItems(p)?.length === 1;
-}
-
 /** Spark's DATATYPE_MISMATCH.IN_SUBQUERY_LENGTH_MISMATCH: `(a, b) IN (SELECT …)` of another number of columns. */
 function inSubqueryLengthMismatch(p: Extract<Expression, { kind: 'InSubquery' }>, items: readonly Expression[]): SqlValidationError {
   const sql = (e: Expression) => `"${expressionSql(e)}"`;
@@ -221,15 +216,23 @@ function inSubqueryLengthMismatch(p: Extract<Expression, { kind: 'InSubquery' }>
 }
 
 /**
+ * An IN subquery's query without what changes nothing IN reads of it: an ORDER BY without a
+ * LIMIT (Spark removes it) and DISTINCT (IN asks whether a row is equal, not how many are).
+ */
+function inRows(q: UnresolvedPlan): UnresolvedPlan {
+  return q.kind === 'Sort' || q.kind === 'Distinct' ? inRows(q.child) : q;
+}
+
+/**
  * `x [NOT] IN (SELECT <aggregate> FROM … [WHERE …])`, a subquery of one row (an aggregation
- * without GROUP BY, its ORDER BY dropped) as `x = (SELECT …)` (`NOT (x = (SELECT …))`): the
+ * without GROUP BY) as `x = (SELECT …)` (`NOT (x = (SELECT …))`): the
  * same value, NULL where either side is, which the scalar subquery's rewrite answers over no
  * rows too (count(*) 0), as Spark's does.
  */
 function inOneRowAsComparison(e: Expression): Expression {
   return mapExpression(e, (x) => {
     if (x.kind !== 'InSubquery' || x.values.length !== 1) return undefined;
-    const query = x.query.kind === 'Sort' ? x.query.child : x.query;
+    const query = inRows(x.query);
     const global = query.kind === 'Aggregate' ? query.groupingExpressions.length === 0 : query.kind === 'Project' && isAggregation({ items: query.projectList, grouping: [], distinct: false, pos: query.pos });
     if (!global || selectItems(query)?.length !== 1) return undefined;
     return { kind: 'BinaryOperator', op: 'EqualTo', left: x.values[0], right: { kind: 'ScalarSubquery', plan: query, pos: x.pos }, pos: x.pos };
@@ -1033,8 +1036,7 @@ class QueryPlanner {
       const items = selectItems(p.query);
       if (!items && p.values.length === 1) return undefined;
       if (items && items.length !== p.values.length) throw inSubqueryLengthMismatch(p, items);
-      // Its ORDER BY without a LIMIT orders nothing an IN reads (Spark removes it).
-      const query = p.query.kind === 'Sort' ? p.query.child : p.query;
+      const query = inRows(p.query);
       const values = p.values.map((v) => (stream ? qualified(v, stream.qualifier) : v));
       const value = values[0];
       const grouped = values.length === 1 ? this.correlatedAggregateInJoin(query, value, negated, staticOf, p.pos) : undefined;
