@@ -239,6 +239,13 @@ describe("NOT IN and [NOT] EXISTS over a static table (Spark's RewritePredicateS
     expect(r.rows).toEqual(['3:five']);
   });
 
+  it('a correlated (a, b) IN joins on each pair and the WHERE; NOT IN keeps a row no WHERE pair equals', async () => {
+    // Event 1's (5, 1.50) is code 5's (5, 1.5); event 4's s is NULL, so the WHERE pairs it with no row.
+    const sql = (op: string) => `SELECT e.id, e.s AS label FROM events e WHERE (k, amt) ${op} (SELECT code, price FROM codes c WHERE c.code IS NOT NULL AND c.label <> e.s ORDER BY code)`;
+    expect((await run(sql('IN'))).rows).toEqual(['1:5']);
+    expect((await run(sql('NOT IN'))).rows).toEqual(['2:12', '3:five', '4:null']);
+  });
+
   it('x IN an aggregation without GROUP BY is x = that scalar subquery: its count over no rows is 0', async () => {
     // Events 3 and 4 have no code (6, NULL): the count is 0.
     expect((await run('SELECT e.id, e.s AS label FROM events e WHERE 0 IN (SELECT count(*) FROM codes c WHERE c.code = e.k)')).rows).toEqual(['3:five', '4:null']);

@@ -1043,16 +1043,18 @@ class QueryPlanner {
       if (grouped) return { ...grouped, pos: c.pos };
       // Correlated (`x IN (SELECT c FROM t WHERE t.k = e.k)`): Spark's rewrite joins the table on
       // `x = c` and the subquery's WHERE; NOT IN on `(x = c OR isnull(x = c))` and the WHERE, a
-      // NULL comparison keeping no row only among the rows the WHERE pairs it with.
+      // NULL comparison keeping no row only among the rows the WHERE pairs it with. `(a, b)`
+      // joins on each pair so.
       const table = query.kind === 'Project' && query.child.kind === 'Filter' ? query.child.child : undefined;
       const t = table && staticOf(table);
-      if (values.length === 1 && query.kind === 'Project' && query.child.kind === 'Filter' && table && t && readsOuterOf(query.child.condition, t, named(table)!.table)) {
+      if (items && query.kind === 'Project' && query.child.kind === 'Filter' && table && t && readsOuterOf(query.child.condition, t, named(table)!.table)) {
         const where = query.child.condition;
-        const item = query.projectList[0].kind === 'Alias' ? query.projectList[0].child : query.projectList[0];
         return tableJoin(negated, table, t, (inner) => {
-          const equal: Expression = { kind: 'BinaryOperator', op: 'EqualTo', left: value, right: inner(item), pos: p.pos };
-          const matched: Expression = negated ? { kind: 'BinaryOperator', op: 'Or', left: equal, right: { kind: 'IsNull', child: equal, pos: p.pos }, pos: p.pos } : equal;
-          return { kind: 'BinaryOperator', op: 'And', left: matched, right: inner(where), pos: p.pos };
+          const pairs = values.map((v, i): Expression => {
+            const equal: Expression = { kind: 'BinaryOperator', op: 'EqualTo', left: v, right: inner(items[i].kind === 'Alias' ? items[i].child : items[i]), pos: p.pos };
+            return negated ? { kind: 'BinaryOperator', op: 'Or', left: equal, right: { kind: 'IsNull', child: equal, pos: p.pos }, pos: p.pos } : equal;
+          });
+          return conjunctionOf([...pairs, inner(where)]);
         }, c.pos);
       }
       // `c FROM t`: the table itself; any other query over static tables (a WHERE, an expression,
