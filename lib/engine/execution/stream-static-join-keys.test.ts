@@ -246,6 +246,11 @@ describe("NOT IN and [NOT] EXISTS over a static table (Spark's RewritePredicateS
     expect((await run(sql('NOT IN'))).rows).toEqual(['2:12', '3:five', '4:null']);
   });
 
+  it("an inner join's ON conjunct x IN (SELECT …) is WHERE's, the semi join over the join", async () => {
+    // codes less 4: 1, 8 and NULL; of the joined events 1 and 2, only 1 is among them.
+    expect((await run('SELECT e.id, c.label FROM events e JOIN codes c ON e.k = c.code AND e.id IN (SELECT code - 4 FROM codes)')).rows).toEqual(['1:five']);
+  });
+
   it('x IN an aggregation without GROUP BY is x = that scalar subquery: its count over no rows is 0', async () => {
     // Events 3 and 4 have no code (6, NULL): the count is 0.
     expect((await run('SELECT e.id, e.s AS label FROM events e WHERE 0 IN (SELECT count(*) FROM codes c WHERE c.code = e.k)')).rows).toEqual(['3:five', '4:null']);

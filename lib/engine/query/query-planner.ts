@@ -216,6 +216,20 @@ function inSubqueryLengthMismatch(p: Extract<Expression, { kind: 'InSubquery' }>
 }
 
 /**
+ * The top inner join's ON conjuncts that hold an IN or EXISTS subquery, moved to WHERE (an inner
+ * join passes the same pairs either way), where the rewrite of a predicate subquery takes them,
+ * as Spark's RewritePredicateSubquery plans them over the join.
+ */
+function subqueryJoinConditionsAsWhere(join: Extract<UnresolvedPlan, { kind: 'Join' }>, where: Expression | undefined): { child: UnresolvedPlan; where?: Expression } {
+  const conjuncts = join.joinType === 'Inner' && join.condition ? splitConjunctivePredicates(join.condition) : [];
+  const moved = conjuncts.filter((c) => someExpression(c, (x) => x.kind === 'InSubquery' || x.kind === 'Exists'));
+  if (moved.length === 0) return { child: join, where };
+  const kept = conjuncts.filter((c) => !moved.includes(c));
+  const { condition: _, ...rest } = join;
+  return { child: kept.length ? { ...rest, condition: conjunctionOf(kept) } : rest, where: conjunctionOf(where ? [...moved, where] : moved) };
+}
+
+/**
  * An IN subquery's query without what changes nothing IN reads of it: an ORDER BY without a
  * LIMIT (Spark removes it) and DISTINCT (IN asks whether a row is equal, not how many are).
  */
@@ -665,6 +679,7 @@ class QueryPlanner {
       where = child.condition;
       child = child.child;
     }
+    if (child.kind === 'Join') ({ child, where } = subqueryJoinConditionsAsWhere(child, where));
     if (where && child.kind === 'Join') ({ child, where } = this.commaJoinConditions(child, where));
     if (where) where = inOneRowAsComparison(where);
     if (where) ({ child, where } = this.predicateSubqueryAsJoin(child, where));
