@@ -251,6 +251,11 @@ describe("NOT IN and [NOT] EXISTS over a static table (Spark's RewritePredicateS
     expect((await run('SELECT e.id, c.label FROM events e JOIN codes c ON e.k = c.code AND e.id IN (SELECT code - 4 FROM codes)')).rows).toEqual(['1:five']);
   });
 
+  it('x [NOT] IN (SELECT <literal>) reads the one-row relation as its static side', async () => {
+    expect((await run('SELECT e.id, e.s AS label FROM events e WHERE k IN (SELECT 5)')).rows).toEqual(['1:5']);
+    expect((await run('SELECT e.id, e.s AS label FROM events e WHERE k NOT IN (SELECT 5)')).rows).toEqual(['2:12', '3:five']);
+  });
+
   it('x IN an aggregation without GROUP BY is x = that scalar subquery: its count over no rows is 0', async () => {
     // Events 3 and 4 have no code (6, NULL): the count is 0.
     expect((await run('SELECT e.id, e.s AS label FROM events e WHERE 0 IN (SELECT count(*) FROM codes c WHERE c.code = e.k)')).rows).toEqual(['3:five', '4:null']);

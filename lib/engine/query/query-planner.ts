@@ -1082,7 +1082,7 @@ class QueryPlanner {
       // rewrite: a row is kept only where no subquery row is equal or unknown on every pair.
       const plain = stream !== undefined && query.kind === 'Project' && query.projectList.every((e) => e.kind === 'UnresolvedAttribute') && staticOf(query.child)?.direct === true;
       // Its tables may be the outer query's CTEs over static tables (this.ctes: the SELECT's scope).
-      if (!plain && !this.readsStaticTablesOnly(query, this.ctes)) return undefined;
+      if (!plain && !this.readsNoStream(query, this.ctes)) return undefined;
       const names = values.length === 1 ? [IN_SUBQUERY_VALUE] : values.map((_, i) => `${IN_SUBQUERY_VALUE}_${i}`);
       const right: UnresolvedPlan = plain ? query.child : {
         kind: 'SubqueryAlias', alias: IN_SUBQUERY, pos: query.pos,

@@ -63,9 +63,8 @@ const WHY = {
   multiValueSubqueryClass: "this copy's Spark (3.4/3.5) named a scalar subquery of several rows MULTI_VALUE_SUBQUERY_ERROR; Spark 4 renamed it SCALAR_SUBQUERY_TOO_MANY_ROWS, the class Weir gives",
   correlatedNonEquality: "a correlated scalar subquery correlated by other than equalities (t1.c1 > t2.c1, an OR of conditions) is refused as not supported: Weir's rewrite groups by the equated columns; Spark's decorrelation joins on any condition",
   subqueryInGroupBy: "an EXISTS subquery in GROUP BY is refused as not supported: Weir writes EXISTS and IN outside WHERE's conjuncts as the counts that decide them in the select list, WHERE and an aggregate's FILTER, not yet in a grouping expression; Spark groups by its existence join's column",
-  inSubqueryNoTable: "an IN subquery that reads no table (`IN (WITH t AS (SELECT 2) SELECT * FROM t)`) is refused as a subquery over a stream: an IN subquery must read the job's static tables or an inline table (VALUES); Spark reads its one-row relation",
+  inSubqueryOfWith: "an IN subquery that is a WITH query whose select list is a star (`IN (WITH q AS (SELECT 1) SELECT * FROM q)`) is refused as not supported: Weir's rewrites of IN (a semi join in WHERE, counts in the select list) take the subquery's SELECT and count its columns by its select list, not a WITH around it, nor a star; Spark resolves the WITH to its one column",
   correlatedScalarSubquery: "a correlated scalar subquery (one that reads a column of the outer query) in the select list is refused as not supported: Weir runs one only as a join it can rewrite it to (its correlated column equated to one of its table's); Spark answers it, or here fails on the VALUES that reads the outer column (INVALID_INLINE_TABLE.CANNOT_EVALUATE_EXPRESSION_IN_INLINE_TABLE)",
-  inSubqueryInSelect: "an IN subquery in the select list is refused as not supported: Weir runs IN (subquery) only as a WHERE conjunct, a LEFT SEMI join",
   sameNameJoin: "a join of two relations of one name (a CTE and a subquery aliased alike) is refused as a self-join that needs an alias per side; Spark joins them and refuses the qualified same_name.x as ambiguous (AMBIGUOUS_REFERENCE)",
   ansiFractionOfSecond: "Spark 4's default ANSI mode (this file has no ANSI-off results) raises INVALID_FRACTION_OF_SECOND for 60 seconds with a fraction; Weir's SQL is ANSI off and answers NULL, as make_timestamp does in the ANSI-off timestamp.sql.out",
   removedExtractField: "Spark 3.0's preview answer; Spark 3.0.0 took MILLENNIUM, CENTURY, DECADE and ISODOW out of date_part and EXTRACT (DatePart.parseExtractField) and refuses them (INVALID_EXTRACT_FIELD), as Weir does",
@@ -493,7 +492,7 @@ const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> 
     "WITH t(x, x) AS (SELECT 1, 2)\nSELECT * FROM t": WHY.repeatedOutputName,
     "SELECT ( WITH cte(foo) AS ( VALUES(id) )\n         SELECT (SELECT foo FROM cte) )\nFROM t": WHY.correlatedScalarSubquery,
     "WITH same_name(x) AS (SELECT 42)\nSELECT same_name.x FROM (SELECT 10) AS same_name(x), same_name": WHY.sameNameJoin,
-    "select 1 in (with q as (select 1) select * from q)": WHY.inSubqueryInSelect,
+    "select 1 in (with q as (select 1) select * from q)": WHY.inSubqueryOfWith,
     "WITH T1 as (select 1 a)\nselect *\nfrom\n  T1 x,\n  (WITH T1 as (select 2 b) select * from T1) y,\n  T1 z": WHY.repeatedOutputName,
     "select\n  (WITH q AS (select T.x) select * from q)\nfrom (select 1 x, 2 y) T": WHY.correlatedScalarSubquery,
     "select\n  (WITH q AS (select 3 z) select x + t.y + z from q)\nfrom (select 1 x, 2 y) T": WHY.correlatedScalarSubquery,
@@ -501,7 +500,7 @@ const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> 
   "cte-nested": {
     "SELECT (\n  WITH unreferenced AS (SELECT id)\n  SELECT 1\n) FROM range(1)": WHY.correlatedScalarSubquery,
     "SELECT (\n  WITH unreferenced AS (SELECT 1)\n  SELECT id\n) FROM range(1)": WHY.correlatedScalarSubquery,
-    "WITH t(c) AS (SELECT 1)\nSELECT * FROM t\nWHERE c IN (\n  WITH t(c) AS (SELECT 2)\n  SELECT * FROM t\n)": WHY.inSubqueryNoTable,
+    "WITH t(c) AS (SELECT 1)\nSELECT * FROM t\nWHERE c IN (\n  WITH t(c) AS (SELECT 2)\n  SELECT * FROM t\n)": WHY.inSubqueryOfWith,
   },
   "inline-table": {},
   "csv-functions": {
@@ -865,8 +864,6 @@ const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> 
   },
   "in-joins": {
     "SELECT   Count(DISTINCT(t1a)),\n         t1b\nFROM     t1 INNER JOIN     t2\nON       t1a > t2a\nWHERE    t1b IN\n         (\n                SELECT t2b\n                FROM   t2\n                WHERE  t2h > t1h)\nOR       t1a IN\n         (\n                SELECT t2a\n                FROM   t2\n                WHERE  t2h < t1h)\nGROUP BY t1b\nHAVING   t1b > 6": WHY.correlatedInNonEqualityOutsideWhere,
-    "SELECT s1.id FROM s1\nJOIN s2 ON s1.id = s2.id\nAND s1.id IN (SELECT 9)": WHY.inSubqueryNoTable,
-    "SELECT s1.id FROM s1\nJOIN s2 ON s1.id = s2.id\nAND s1.id NOT IN (SELECT 9)": WHY.inSubqueryNoTable,
     "SELECT s1.id AS id2 FROM s1\nLEFT SEMI JOIN s2\nON s1.id = s2.id\nAND s1.id IN (SELECT id FROM s3)": WHY.inSubqueryInJoinCondition,
     "SELECT s1.id as id2 FROM s1\nLEFT ANTI JOIN s2\nON s1.id = s2.id\nAND s1.id IN (SELECT id FROM s3)": WHY.inSubqueryInJoinCondition,
     "SELECT s1.id, s2.id as id2 FROM s1\nLEFT OUTER JOIN s2\nON s1.id = s2.id\nAND s1.id IN (SELECT id FROM s3)": WHY.inSubqueryInJoinCondition,
