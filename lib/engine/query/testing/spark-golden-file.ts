@@ -285,17 +285,20 @@ export async function weirAnswer(query: string, views: readonly GoldenView[] = [
   // The query's leading comments stay in its text, after the SELECT that the one-row query writes.
   const comments = leadingComments(query);
   const m = /^select\s+([^]*?)(?:\s+from\s+t)?$/i.exec(query.slice(comments));
-  if (used.length || !m || /\b(?:from|union|except|minus|intersect)\b/i.test(topLevel(m[1]))) return staticAnswer(query, used, binary);
+  if (used.length || !m || /\b(?:from|union|except|minus|intersect)\b/i.test(topLevel(m[1]))) return staticAnswer(query, views, binary);
   try {
     const { row, schema } = await select(`${query.slice(0, comments)}${m[1]}`).catch((e: unknown) => {
       if (!/appears twice/.test((e as Error).message)) throw e;
-      return select(selectItems(m[1]).map((item, i) => `${item} AS c${i + 1}`).join(','));
+      return select(selectItems(m[1]).map(aliasedItem).join(','));
     });
     return { output: schema.map((f) => goldenPrinted(row[f.name], f, binary)).join('\t'), schema };
   } catch (e) {
     return errorAnswer(e);
   }
 }
+
+/** A select item aliased c<n> (its own `AS name`, if any, replaced). */
+const aliasedItem = (item: string, i: number) => `${item.replace(/\s+as\s+(?:\w+|`[^`]*`)\s*$/i, '')} AS c${i + 1}`;
 
 /**
  * `SELECT a, b FROM …` with its select items aliased c1, c2, … (as a one-row query's are, for a
@@ -307,12 +310,27 @@ function withAliasedItems(query: string): string | undefined {
   if (!select || !from) return undefined;
   const items = selectItems(query.slice(select[0].length, from.index));
   if (items.some((item) => /\*\s*$/.test(item))) return undefined;
-  return `SELECT ${items.map((item, i) => `${item} AS c${i + 1}`).join(', ')}${query.slice(from.index)}`;
+  return `SELECT ${items.map(aliasedItem).join(', ')}${query.slice(from.index)}`;
+}
+
+/** The views the query reads and those they read in turn, in the file's order (each after the views it reads). */
+function viewsRead(query: string, views: readonly GoldenView[]): GoldenView[] {
+  const read = new Set<GoldenView>();
+  const visit = (sql: string) => {
+    for (const v of views) {
+      if (!read.has(v) && reads(sql, v.name)) {
+        read.add(v);
+        visit(v.sql);
+      }
+    }
+  };
+  visit(query);
+  return views.filter((v) => read.has(v));
 }
 
 /** The query over the views it reads: its rows printed one a line, sorted unless it orders them at its top level. */
 async function staticAnswer(query: string, views: readonly GoldenView[], binary?: BinaryOutputStyle): Promise<WeirAnswer> {
-  const used = views.filter((v) => reads(query, v.name) || views.some((w) => w !== v && reads(w.sql, v.name)));
+  const used = viewsRead(query, views);
   const sql = query.replace(/;\s*$/, '');
   const ctes = used.map((v) => `${v.name} AS (${v.sql})`);
   const run = (text: string) => selectStatic(text, ctes).catch(async (e: unknown) => {
