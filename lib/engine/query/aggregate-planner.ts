@@ -20,7 +20,7 @@ import { FIRST_LAST_NAMES, isAggregateFunctionName, WITHIN_GROUP_NAMES } from '.
 import { canonicalized, exprChildren, exprToString, METADATA_COLUMN, referencedColumns, type Expr, type SqlPosition } from './expression';
 import { lineColumn, type ExpressionBuilder } from './expression-builder';
 import { groupingCall, groupingCallName, groupingSetsOf, hasDuplicateGroupingSets, HIVE_GROUPING_ID, hiveGroupingId, isGroupingCall } from './grouping-analytics';
-import { compileExpression, implicitCastExpr, typeOfCompiled } from './expression-compiler';
+import { compileExpression, implicitCastExpr, typeOfCompiled, unresolvedColumn } from './expression-compiler';
 import { positionalArguments } from './named-arguments';
 import { GROUPING_ID_COLUMN, GROUPING_POS_COLUMN, type LogicalPlan, type NamedExpr } from './logical-plan';
 import { expressionSql } from './parser/expression-sql';
@@ -126,7 +126,8 @@ export function buildAggregation(c: AggregationClauses, child: LogicalPlan, chil
   // name that is not an input column may be a select alias (Spark's groupByAliases).
   const aliases = new Map<string, Expression>();
   for (const item of c.items) if (item.kind === 'Alias') aliases.set(item.name.toLowerCase(), item.child);
-  const keyNodes = c.distinct ? c.items.map((i) => unaliased(i).expr) : groupByAll(c, childSchema) ?? c.grouping.map((n) => groupingItem(n, c.items));
+  const allKeys = c.distinct ? undefined : groupByAll(c, childSchema);
+  const keyNodes = c.distinct ? c.items.map((i) => unaliased(i).expr) : allKeys ?? c.grouping.map((n) => groupingItem(n, c.items));
   const groupingExpr = (written: Expression): Expr => {
     // Inside CUBE, ROLLUP and GROUPING SETS too, a position is the select item there.
     const n = groupingItem(written, c.items);
@@ -271,12 +272,22 @@ export function buildAggregation(c: AggregationClauses, child: LogicalPlan, chil
 
   const textOf = (e: Expr) =>
     exprToString(e).replace(/__(agg|key)(\d+)/g, (_m, kind: string, i: string) => (kind === 'agg' ? aggText[Number(i)] : keyText[Number(i)]));
-  const checkOnlyKeys = (e: Expr, where: string) => {
+  const checkOnlyKeys = (e: Expr, where: string, output: readonly NamedExpr[] = []) => {
     const allowed = new Set([...keyNames, ...aggregates.map((a) => a.name)].map((s) => s.toLowerCase()));
     for (const col of groupedColumns(e)) {
       if (!allowed.has(col.toLowerCase())) {
         // An unknown function (perhaps an aggregate Weir lacks) is what to report, not its argument.
         throwUnknownFunction(e);
+        // GROUP BY ALL: HAVING and ORDER BY read the select list's columns, not the input's (Spark
+        // adds no missing input column to an Aggregate whose grouping is ALL).
+        if (allKeys && output.length > 0) {
+          throw new SqlValidationError(
+            `${unresolvedColumn(col, output.map((o) => o.name))} With GROUP BY ALL, ${where} reads the select list's columns and aggregates: add ${col} to the select list or aggregate it`,
+            e.pos ?? groupPos,
+            where,
+            'UNRESOLVED_COLUMN.WITH_SUGGESTION',
+          );
+        }
         throw new SqlValidationError(
           `expression '${col}' in ${where} is neither present in the group by, nor is it an aggregate function. ` +
             `Add it to GROUP BY or wrap it in an aggregate such as min(${col}) or max(${col})`,
@@ -306,7 +317,7 @@ export function buildAggregation(c: AggregationClauses, child: LogicalPlan, chil
   let having: Expr | undefined;
   if (c.having) {
     having = builder.build(rewrite(c.having));
-    checkOnlyKeys(having, 'HAVING');
+    checkOnlyKeys(having, 'HAVING', list);
   }
   // ORDER BY (Spark's ResolveAggregateFunctions and ResolveMissingReferences on a Sort over an
   // Aggregate): an output column or its position sorts as written; any other expression
@@ -314,7 +325,7 @@ export function buildAggregation(c: AggregationClauses, child: LogicalPlan, chil
   // as a hidden column, sorted on, and dropped again. Like HAVING, it reads the select's aliases.
   const missing = c.sort && !c.distinct && missingSortReferences(c.sort, list, childSchema, (e) => {
     const expr = builder.build(rewrite(e));
-    checkOnlyKeys(expr, 'ORDER BY');
+    checkOnlyKeys(expr, 'ORDER BY', list);
     return expr;
   });
   builder.endSelectList();

@@ -1919,7 +1919,7 @@ function unresolvedRoutine(e: Extract<Expr, { kind: 'call' }>): SqlValidationErr
  * Spark's UNRESOLVED_COLUMN.WITH_SUGGESTION text (the class is the error's): up to five of the input's columns, closest
  * first by edit distance (StringUtils.orderSuggestedIdentifiersBySimilarity).
  */
-function unresolvedColumn(name: string, columns: string[]): string {
+export function unresolvedColumn(name: string, columns: readonly string[]): string {
   const chars = (s: string) => [...s];
   const proposal = columns
     .map((c, i) => ({ c, i, d: levenshtein(chars(c), chars(name)) }))
