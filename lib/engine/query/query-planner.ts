@@ -1444,13 +1444,15 @@ class QueryPlanner {
    * Spark's ResolveSubqueryColumnAliases does, a Project above it.
    */
   private columnAliases(u: Extract<UnresolvedPlan, { kind: 'UnresolvedSubqueryColumnAliases' }>, ctes: ReadonlyMap<string, LogicalPlan>): LogicalPlan {
-    const { plan, output } = this.resolved(this.plan(u.child, ctes));
+    // A join in brackets (`(a JOIN b ON …) t(x, y)`) is the subquery of its columns, as in FROM.
+    const child = u.child.kind === 'Join' ? selectAll(u.child, u.child.pos) : u.child;
+    const { plan, output } = this.resolved(this.plan(child, ctes));
     const names = u.outputColumnNames;
     if (names.length !== output.length) {
       throw new SqlValidationError(
         `Number of column aliases does not match number of columns. Number of column aliases: ${names.length}; number of columns: ${output.length}. ` +
           `Name each of ${output.map((f) => f.name).join(', ')} in the alias list, or alias the columns inside the subquery instead`,
-        lineColumn(u.pos), 'column aliases',
+        lineColumn(u.pos), 'column aliases', '_LEGACY_ERROR_TEMP_1028',
       );
     }
     const seen = new Set<string>();

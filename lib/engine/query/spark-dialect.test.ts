@@ -143,7 +143,12 @@ describe('CTEs and subqueries in FROM', () => {
     expect(await run('WITH c(a, b) AS (SELECT id, s FROM src) SELECT b, a + 1 AS a1 FROM c', [row])).toEqual([{ b: row.s, a1: (row.id as number) + 1 }]);
     const words = await runUpdate("SELECT word, count(*) AS n FROM (SELECT explode(split(s, ' ')) AS s FROM src) t(word) GROUP BY word", [{ ...row, s: 'a b a' }]);
     expect(words).toEqual([{ word: 'a', n: 2 }, { word: 'b', n: 1 }]);
-    expect(failure('SELECT * FROM (SELECT id, s FROM src) t(x)').message).toMatch(/Number of column aliases: 1; number of columns: 2/);
+    const arity = failure('SELECT * FROM (SELECT id, s FROM src) t(x)');
+    expect(arity.message).toMatch(/Number of column aliases: 1; number of columns: 2/);
+    expect(arity.errorClass).toBe('_LEGACY_ERROR_TEMP_1028');
+    // A join in brackets names its columns so too, as the subquery of its columns.
+    const joined = await run("SELECT t.* FROM (src a JOIN (VALUES (7, 'seven')) AS v(k, name) ON a.id = v.k) t(i, j, k, l, m, n, o)", [row, { ...row, id: 1 }]);
+    expect(joined).toEqual([{ i: 7, j: row.s, k: 2.5, l: ts, m: row.value, n: 7, o: 'seven' }]);
     expect(failure('SELECT * FROM (SELECT id, s FROM src) t(x, X)').message).toMatch(/"X" appears twice/);
   });
 
