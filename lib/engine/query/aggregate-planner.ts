@@ -128,6 +128,21 @@ export function buildAggregation(c: AggregationClauses, child: LogicalPlan, chil
   for (const item of c.items) if (item.kind === 'Alias') aliases.set(item.name.toLowerCase(), item.child);
   const allKeys = c.distinct ? undefined : groupByAll(c, childSchema);
   const keyNodes = c.distinct ? c.items.map((i) => unaliased(i).expr) : allKeys ?? c.grouping.map((n) => groupingItem(n, c.items));
+  // A select item grouped by (by GROUP BY ALL, its alias or its position) reads the earlier
+  // items' aliases as it does in the select list (Spark's lateral column aliases): `k AS lca,
+  // lca + 1 AS col … GROUP BY col` groups by k + 1.
+  const buildGrouped = (n: Expression): Expr => {
+    const at = c.items.findIndex((i) => unaliased(i).expr === n);
+    for (const item of c.items.slice(0, Math.max(at, 0))) {
+      const { expr, alias } = unaliased(item);
+      if (alias && !containsAggregate(expr) && !someExpression(expr, (x) => x.kind === 'UnresolvedWindowExpression')) builder.addLateralAlias(alias, builder.build(expr));
+    }
+    try {
+      return builder.build(n);
+    } finally {
+      builder.endSelectList();
+    }
+  };
   const groupingExpr = (written: Expression): Expr => {
     // Inside CUBE, ROLLUP and GROUPING SETS too, a position is the select item there.
     const n = groupingItem(written, c.items);
@@ -136,9 +151,9 @@ export function buildAggregation(c: AggregationClauses, child: LogicalPlan, chil
       const name = n.nameParts[0];
       const inSource = childSchema.some((f) => f.name.toLowerCase() === name.toLowerCase());
       const alias = aliases.get(name.toLowerCase());
-      if (!inSource && alias && !containsAggregate(alias)) return builder.build(alias);
+      if (!inSource && alias && !containsAggregate(alias)) return buildGrouped(alias);
     }
-    return builder.build(n);
+    return buildGrouped(n);
   };
   // Grouping expressions, and a select item with one, are alike as Spark's semanticEquals finds
   // them: by their canonical text (`b + a` is the grouping expression `a + b`).
@@ -525,13 +540,14 @@ function throwUnknownFunction(e: Expr): void {
 
 /**
  * `GROUP BY ALL` (Spark's ResolveGroupByAll): the select items that hold no aggregate, when ALL
- * names no input column (a column named `all` wins, as in Spark). With none, and an item that
+ * names no input column or select alias (a column or alias named `all` wins, as in Spark). With none, and an item that
  * reads a column outside an aggregate (`i + sum(j)`), the grouping cannot be inferred.
  */
 function groupByAll(c: AggregationClauses, childSchema: Schema): Expression[] | undefined {
   const [only, ...rest] = c.grouping;
   if (rest.length > 0 || only?.kind !== 'UnresolvedAttribute' || only.nameParts.length !== 1 || only.nameParts[0].toLowerCase() !== 'all') return undefined;
-  if (childSchema.some((f) => f.name.toLowerCase() === 'all')) return undefined;
+  // A column named all, or a select item aliased so (Spark's groupByAliases), is grouped by.
+  if (childSchema.some((f) => f.name.toLowerCase() === 'all') || c.items.some((i) => unaliased(i).alias?.toLowerCase() === 'all')) return undefined;
   const keys = c.items.filter((i) => !containsAggregate(i)).map((i) => unaliased(i).expr);
   // No keys and no column outside an aggregate (`count(id)`): a global aggregation.
   if (keys.length === 0 && c.items.some((i) => columnOutsideAggregate(i))) {

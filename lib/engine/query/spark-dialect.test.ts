@@ -317,6 +317,17 @@ describe('lateral column aliases', () => {
     expect(rows).toEqual([{ foo: { m: 4 }, bar: 5, n: 2, t: [3, 4] }]);
   });
 
+  it('groups by an item that reads an earlier alias (by its alias, or GROUP BY ALL)', async () => {
+    // Spark's column-resolution-aggregate.sql: `SELECT k AS lca, lca + 1 AS col FROM v1 GROUP BY k, col`.
+    const rows = [{ ...row, id: 1 }, { ...row, id: 1 }, { ...row, id: 2 }];
+    const expected = [{ lca: 1, col: 2, n: 2 }, { lca: 2, col: 3, n: 1 }];
+    for (const grouping of ['id, col', 'ALL']) {
+      expect(await runUpdate(`SELECT id AS lca, lca + 1 AS col, count(*) AS n FROM src GROUP BY ${grouping}`, rows)).toEqual(expected);
+    }
+    // A select item aliased all is grouped by, not GROUP BY ALL (Spark's groupByAliases first).
+    expect(failure('SELECT id AS all, s FROM src GROUP BY all').errorClass).toBe('MISSING_AGGREGATION');
+  });
+
   it('HAVING reads the select list\'s aliases, an input column of the name first (Spark\'s UnresolvedHaving)', async () => {
     const rows = [{ ...row, s: 'a', x: 1 }, { ...row, s: 'a', x: 2 }, { ...row, s: 'b', x: 5 }];
     expect(await runUpdate('SELECT s, count(*) AS c FROM src GROUP BY s HAVING c > 1', rows)).toEqual([{ s: 'a', c: 2 }]);

@@ -21,7 +21,7 @@
 import { describe, expect, it } from 'vitest';
 import { goldenCases, sameColumnTypes, weirAnswer } from './testing/spark-golden-file';
 
-const FILES = ['array', 'arrayJoin', 'binary_base64', 'binary_basic', 'binary_hex', 'bitwise', 'booleanEquality', 'caseWhenCoercion', 'cast', 'ceil-floor-with-scale-param', 'comments', 'comparator', 'concat', 'conditional-functions', 'count', 'cross-join', 'csv-functions', 'cte', 'cte-nested', 'date', 'date_part', 'datetime-formatting-invalid', 'datetime-parsing', 'datetime-parsing-invalid', 'datetime-special', 'decimalArithmeticOperations', 'double-quoted-identifiers', 'elt', 'except', 'except-all', 'exists-basic', 'exists-outside-filter', 'extract', 'group-analytics', 'group-by', 'group-by-all', 'group-by-all-duckdb', 'group-by-all-mosha', 'group-by-filter', 'group-by-ordinal', 'grouping_set', 'having', 'higher-order-functions', 'ifCoercion', 'ilike', 'implicitTypeCasts', 'in-basic', 'in-multiple-columns', 'inConversion', 'inline-table', 'inner-join', 'intersect-all', 'interval', 'json-functions', 'like-all', 'like-any', 'limit', 'linear-regression', 'literals', 'map', 'mapZipWith', 'mask-functions', 'math', 'misc-functions', 'natural-join', 'not-in-unit-tests-multi-column', 'null-handling', 'null-propagation', 'operators', 'order-by', 'order-by-all', 'order-by-nulls-ordering', 'order-by-ordinal', 'outer-join', 'percentiles', 'pivot', 'predicate-functions', 'random', 'regexp-functions', 'scalar-subquery-predicate', 'scalar-subquery-select', 'simple-in', 'sql-compatibility-functions', 'string-functions', 'struct', 'table-aliases', 'table-valued-functions', 'timestamp', 'timestamp-ntz', 'try_arithmetic', 'try_cast', 'try_datetime_functions', 'try_element_at', 'union', 'url-functions', 'using-join', 'widenSetOperationTypes', 'window', 'windowFrameCoercion', 'xml-functions'] as const;
+const FILES = ['array', 'arrayJoin', 'binary_base64', 'binary_basic', 'binary_hex', 'bitwise', 'booleanEquality', 'caseWhenCoercion', 'cast', 'ceil-floor-with-scale-param', 'column-resolution-aggregate', 'column-resolution-sort', 'comments', 'comparator', 'concat', 'conditional-functions', 'count', 'cross-join', 'csv-functions', 'cte', 'cte-nested', 'date', 'date_part', 'datetime-formatting-invalid', 'datetime-parsing', 'datetime-parsing-invalid', 'datetime-special', 'decimalArithmeticOperations', 'double-quoted-identifiers', 'elt', 'except', 'except-all', 'exists-basic', 'exists-outside-filter', 'extract', 'group-analytics', 'group-by', 'group-by-all', 'group-by-all-duckdb', 'group-by-all-mosha', 'group-by-filter', 'group-by-ordinal', 'grouping_set', 'having', 'higher-order-functions', 'ifCoercion', 'ilike', 'implicitTypeCasts', 'in-basic', 'in-multiple-columns', 'inConversion', 'inline-table', 'inner-join', 'intersect-all', 'interval', 'json-functions', 'like-all', 'like-any', 'limit', 'linear-regression', 'literals', 'map', 'mapZipWith', 'mask-functions', 'math', 'misc-functions', 'natural-join', 'not-in-unit-tests-multi-column', 'null-handling', 'null-propagation', 'operators', 'order-by', 'order-by-all', 'order-by-nulls-ordering', 'order-by-ordinal', 'outer-join', 'percentiles', 'pivot', 'predicate-functions', 'random', 'regexp-functions', 'scalar-subquery-predicate', 'scalar-subquery-select', 'simple-in', 'sql-compatibility-functions', 'string-functions', 'struct', 'table-aliases', 'table-valued-functions', 'timestamp', 'timestamp-ntz', 'try_arithmetic', 'try_cast', 'try_datetime_functions', 'try_element_at', 'union', 'url-functions', 'using-join', 'widenSetOperationTypes', 'window', 'windowFrameCoercion', 'xml-functions'] as const;
 
 /** Why Weir answers otherwise. */
 const WHY = {
@@ -90,6 +90,8 @@ const WHY = {
   correlatedScalarClass: "both refuse the correlated scalar subquery: Weir as a shape it does not rewrite (without an error class); Spark with UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY (its outer column in the subquery's ORDER BY, CORRELATED_REFERENCE; or in a Sort's subquery, UNSUPPORTED_CORRELATED_SCALAR_SUBQUERY)",
   variantType: "VARIANT, Spark 4's semi-structured type, is not one of Weir's: CAST(… AS VARIANT) is refused with UNSUPPORTED_DATATYPE (a query without FROM, whose ORDER BY the harness writes before its FROM src, with PARSE_SYNTAX_ERROR); Spark refuses ordering by a VARIANT (DATATYPE_MISMATCH.INVALID_ORDERING_TYPE)",
   joinKeyOnceAliases: "a join ON two columns of one name (s1.id = s2.id) keeps the key once in Weir's row, the left side's (a row holds a column by its name), so the join in brackets has three columns and its four column aliases are refused (_LEGACY_ERROR_TEMP_1028); Spark's join keeps both id columns",
+  literalInSubquery: "an IN subquery whose left side is literals ((12, 13) IN (SELECT …)) is refused as a subquery in an expression: Weir runs [NOT] IN (subquery) as a LEFT SEMI (or anti) join on the left side's columns",
+  existsAggregated: "an EXISTS whose subquery aggregates (GROUP BY) is refused as a subquery in an expression: Weir makes EXISTS a LEFT SEMI join on the subquery's WHERE, over a subquery that does not aggregate (EXISTS (SELECT a, b FROM v1) runs)",
 };
 
 const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> = {
@@ -863,6 +865,12 @@ const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> 
   "table-aliases": {
     "SELECT * FROM (src1 s1 INNER JOIN src2 s2 ON s1.id = s2.id) dst(a, b, c, d)": WHY.joinKeyOnceAliases,
     "SELECT dst.* FROM (src1 s1 INNER JOIN src2 s2 ON s1.id = s2.id) dst(a, b, c, d)": WHY.joinKeyOnceAliases,
+  },
+  "column-resolution-aggregate": {
+    "SELECT * FROM v2 WHERE EXISTS (SELECT a, b FROM v1 GROUP BY all)": WHY.existsAggregated,
+    "SELECT a FROM v1 WHERE (12, 13) IN (SELECT max(x + 10) AS a, a + 1 FROM v2)": WHY.literalInSubquery,
+  },
+  "column-resolution-sort": {
   },
 };
 

@@ -285,7 +285,7 @@ export async function weirAnswer(query: string, views: readonly GoldenView[] = [
   // The query's leading comments stay in its text, after the SELECT that the one-row query writes.
   const comments = leadingComments(query);
   const m = /^select\s+([^]*?)(?:\s+from\s+t)?$/i.exec(query.slice(comments));
-  if (used.length || !m || /\b(?:from|union|except|minus|intersect)\b/i.test(topLevel(m[1]))) return staticAnswer(query, views, binary);
+  if (used.length || !m || /\b(?:from|union|except|minus|intersect|where|group\s+by|having|order\s+by|limit)\b/i.test(topLevel(m[1]))) return staticAnswer(query, views, binary);
   try {
     const { row, schema } = await select(`${query.slice(0, comments)}${m[1]}`).catch((e: unknown) => {
       if (!/appears twice/.test((e as Error).message)) throw e;
