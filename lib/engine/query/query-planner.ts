@@ -1474,7 +1474,13 @@ class QueryPlanner {
       const t = e.target.join('.');
       const struct = inputSchema.find((x) => x.name.toLowerCase() === t.toLowerCase());
       const fields = struct?.type === 'window' ? [{ name: 'start' }, { name: 'end' }] : struct?.type === 'struct' ? (struct.fields ?? []) : undefined;
-      if (!struct || !fields) throw new SqlValidationError(`Unknown table, alias or struct column "${t}" in ${t}.*`, pos, '*');
+      if (!struct) {
+        throw new SqlValidationError(
+          `Cannot resolve \`${t}\`.* given input columns ${inputSchema.map((f) => `\`${f.name}\``).join(', ')}: no table, alias or struct column is named ${t}`,
+          pos, '*', 'CANNOT_RESOLVE_STAR_EXPAND',
+        );
+      }
+      if (!fields) throw new SqlValidationError(`Unknown table, alias or struct column "${t}" in ${t}.*`, pos, '*');
       return fields.map((fld) => ({ column: struct.name, field: fld.name }));
     }
     const side = e.target && scope?.sides?.get(e.target[0].toLowerCase());

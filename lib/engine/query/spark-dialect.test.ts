@@ -86,6 +86,10 @@ describe('JSON functions', () => {
     expect(r).toEqual({ id: 12, region: 'eu', ts });
     const [star] = await run("SELECT parsed.* FROM (SELECT from_json(s, 'id BIGINT, region STRING') AS parsed FROM src) t", [row]);
     expect(star).toEqual({ id: 12, region: 'eu' });
+    // A star of a name that is no table, alias or column: Spark's CANNOT_RESOLVE_STAR_EXPAND.
+    const unknown = failure('SELECT up.* FROM src');
+    expect(unknown.errorClass).toBe('CANNOT_RESOLVE_STAR_EXPAND');
+    expect(unknown.message).toContain('Cannot resolve `up`.* given input columns `id`, `s`, `x`, `ts`, `value`');
   });
 
   it('from_json on text that is not an object gives NULL fields; a mistyped field is NULL', async () => {

@@ -21,7 +21,7 @@
 import { describe, expect, it } from 'vitest';
 import { goldenCases, sameColumnTypes, weirAnswer } from './testing/spark-golden-file';
 
-const FILES = ['array', 'arrayJoin', 'binary_base64', 'binary_basic', 'binary_hex', 'bitwise', 'booleanEquality', 'caseWhenCoercion', 'cast', 'ceil-floor-with-scale-param', 'column-resolution-aggregate', 'column-resolution-sort', 'comments', 'comparator', 'concat', 'conditional-functions', 'count', 'cross-join', 'csv-functions', 'cte', 'cte-nested', 'date', 'date_part', 'datetime-formatting-invalid', 'datetime-parsing', 'datetime-parsing-invalid', 'datetime-special', 'decimalArithmeticOperations', 'double-quoted-identifiers', 'elt', 'except', 'except-all', 'exists-basic', 'exists-outside-filter', 'extract', 'group-analytics', 'group-by', 'group-by-all', 'group-by-all-duckdb', 'group-by-all-mosha', 'group-by-filter', 'group-by-ordinal', 'grouping_set', 'having', 'higher-order-functions', 'ifCoercion', 'ilike', 'implicitTypeCasts', 'in-basic', 'in-multiple-columns', 'inConversion', 'inline-table', 'inner-join', 'intersect-all', 'interval', 'json-functions', 'like-all', 'like-any', 'limit', 'linear-regression', 'literals', 'map', 'mapZipWith', 'mask-functions', 'math', 'misc-functions', 'natural-join', 'not-in-unit-tests-multi-column', 'null-handling', 'null-propagation', 'operators', 'order-by', 'order-by-all', 'order-by-nulls-ordering', 'order-by-ordinal', 'outer-join', 'percentiles', 'pivot', 'predicate-functions', 'random', 'regexp-functions', 'scalar-subquery-predicate', 'scalar-subquery-select', 'simple-in', 'sql-compatibility-functions', 'string-functions', 'struct', 'table-aliases', 'table-valued-functions', 'timestamp', 'timestamp-ntz', 'try_arithmetic', 'try_cast', 'try_datetime_functions', 'try_element_at', 'union', 'url-functions', 'using-join', 'widenSetOperationTypes', 'window', 'windowFrameCoercion', 'xml-functions'] as const;
+const FILES = ['array', 'arrayJoin', 'binary_base64', 'binary_basic', 'binary_hex', 'bitwise', 'booleanEquality', 'caseWhenCoercion', 'cast', 'ceil-floor-with-scale-param', 'column-resolution-aggregate', 'column-resolution-sort', 'comments', 'comparator', 'concat', 'conditional-functions', 'count', 'cross-join', 'csv-functions', 'cte', 'cte-nested', 'date', 'date_part', 'datetime-formatting-invalid', 'datetime-parsing', 'datetime-parsing-invalid', 'datetime-special', 'decimalArithmeticOperations', 'double-quoted-identifiers', 'elt', 'except', 'except-all', 'exists-basic', 'exists-outside-filter', 'extract', 'group-analytics', 'group-by', 'group-by-all', 'group-by-all-duckdb', 'group-by-all-mosha', 'group-by-filter', 'group-by-ordinal', 'grouping_set', 'having', 'higher-order-functions', 'ifCoercion', 'ilike', 'implicitTypeCasts', 'in-basic', 'in-multiple-columns', 'inConversion', 'inline-table', 'inner-join', 'intersect-all', 'interval', 'json-functions', 'like-all', 'like-any', 'limit', 'linear-regression', 'literals', 'map', 'mapZipWith', 'mask-functions', 'math', 'misc-functions', 'natural-join', 'not-in-unit-tests-multi-column', 'null-handling', 'null-propagation', 'operators', 'order-by', 'order-by-all', 'order-by-nulls-ordering', 'order-by-ordinal', 'outer-join', 'percentiles', 'pivot', 'predicate-functions', 'random', 'regexp-functions', 'scalar-subquery-predicate', 'scalar-subquery-select', 'simple-in', 'sql-compatibility-functions', 'string-functions', 'struct', 'table-aliases', 'table-valued-functions', 'timestamp', 'timestamp-ntz', 'try_arithmetic', 'try_cast', 'try_datetime_functions', 'try_element_at', 'union', 'unpivot', 'url-functions', 'using-join', 'widenSetOperationTypes', 'window', 'windowFrameCoercion', 'xml-functions'] as const;
 
 /** Why Weir answers otherwise. */
 const WHY = {
@@ -92,6 +92,8 @@ const WHY = {
   joinKeyOnceAliases: "a join ON two columns of one name (s1.id = s2.id) keeps the key once in Weir's row, the left side's (a row holds a column by its name), so the join in brackets has three columns and its four column aliases are refused (_LEGACY_ERROR_TEMP_1028); Spark's join keeps both id columns",
   literalInSubquery: "an IN subquery whose left side is literals ((12, 13) IN (SELECT …)) is refused as a subquery in an expression: Weir runs [NOT] IN (subquery) as a LEFT SEMI (or anti) join on the left side's columns",
   existsAggregated: "an EXISTS whose subquery aggregates (GROUP BY) is refused as a subquery in an expression: Weir makes EXISTS a LEFT SEMI join on the subquery's WHERE, over a subquery that does not aggregate (EXISTS (SELECT a, b FROM v1) runs)",
+  unpivotAliasGrammar: "this copy's Spark (of 3.4's development) did not parse an alias of a single unpivot column (`2012` AS `twenty-twelve`); Spark 3.4.0's grammar takes it (unpivotColumnAndAlias), as Weir does, naming the rows by the alias",
+  starNoErrorClass: "this copy's Spark printed the AnalysisException without an error class (cannot resolve 'up.*' …); Weir refuses the star with Spark 3.4+'s class, CANNOT_RESOLVE_STAR_EXPAND",
 };
 
 const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> = {
@@ -871,6 +873,10 @@ const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> 
     "SELECT a FROM v1 WHERE (12, 13) IN (SELECT max(x + 10) AS a, a + 1 FROM v2)": WHY.literalInSubquery,
   },
   "column-resolution-sort": {
+  },
+  unpivot: {
+    "SELECT up.* FROM courseEarnings\nUNPIVOT (\n  earningsYear FOR year IN (`2012`, `2013`, `2014`)\n)": WHY.starNoErrorClass,
+    "SELECT * FROM courseEarnings\nUNPIVOT (\n  earningsYear FOR year IN (`2012` as `twenty-twelve`, `2013` as `twenty-thirteen`, `2014` as `twenty-fourteen`)\n)": WHY.unpivotAliasGrammar,
   },
 };
 
