@@ -630,7 +630,8 @@ function resolve(name: string, call: AggregateCall, text: string): AggregateFunc
       if (arg!.type === 'decimal') return sumDecimal(arg!.decimal!);
       if (isInterval(arg!.type)) return sumInterval(arg!);
       if (!numeric) fail(`sum() needs a numeric or interval argument, got ${typeText(arg!)}`);
-      return sum(arg!.type === 'double' ? 'double' : 'long');
+      // A column of NULLs sums as Spark's Sum casts it, to a DOUBLE (NumericType's default).
+      return sum(arg!.type === 'long' ? 'long' : 'double');
     case 'avg':
     case 'mean':
       arity(1);
@@ -643,7 +644,7 @@ function resolve(name: string, call: AggregateCall, text: string): AggregateFunc
       if (arg!.type === 'decimal') return { ...sumDecimal(arg!.decimal!), name };
       if (isInterval(arg!.type)) return sumInterval(arg!, true);
       needNumbers(arg!);
-      return arg!.type === 'double' ? { ...sum('double'), name } : trySumLong;
+      return arg!.type === 'long' ? trySumLong : { ...sum('double'), name };
     case 'try_avg':
       arity(1);
       if (arg!.type === 'decimal') return { ...avgDecimal(arg!.decimal!), name };

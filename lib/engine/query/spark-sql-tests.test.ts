@@ -21,7 +21,7 @@
 import { describe, expect, it } from 'vitest';
 import { goldenCases, sameColumnTypes, weirAnswer } from './testing/spark-golden-file';
 
-const FILES = ['array', 'arrayJoin', 'binary_base64', 'binary_basic', 'binary_hex', 'bitwise', 'booleanEquality', 'caseWhenCoercion', 'cast', 'ceil-floor-with-scale-param', 'column-resolution-aggregate', 'column-resolution-sort', 'comments', 'comparator', 'concat', 'conditional-functions', 'count', 'cross-join', 'csv-functions', 'cte', 'cte-nested', 'date', 'date_part', 'datetime-formatting-invalid', 'datetime-parsing', 'datetime-parsing-invalid', 'datetime-special', 'decimalArithmeticOperations', 'double-quoted-identifiers', 'elt', 'except', 'except-all', 'exists-basic', 'exists-outside-filter', 'extract', 'group-analytics', 'group-by', 'group-by-all', 'group-by-all-duckdb', 'group-by-all-mosha', 'group-by-filter', 'group-by-ordinal', 'grouping_set', 'having', 'higher-order-functions', 'ifCoercion', 'ilike', 'implicitTypeCasts', 'in-basic', 'in-multiple-columns', 'inConversion', 'inline-table', 'inner-join', 'intersect-all', 'interval', 'json-functions', 'like-all', 'like-any', 'limit', 'linear-regression', 'literals', 'map', 'mapZipWith', 'mask-functions', 'math', 'misc-functions', 'natural-join', 'not-in-unit-tests-multi-column', 'null-handling', 'null-propagation', 'operators', 'order-by', 'order-by-all', 'order-by-nulls-ordering', 'order-by-ordinal', 'outer-join', 'percentiles', 'pivot', 'predicate-functions', 'random', 'regexp-functions', 'scalar-subquery-predicate', 'scalar-subquery-select', 'simple-in', 'sql-compatibility-functions', 'string-functions', 'struct', 'table-aliases', 'table-valued-functions', 'timestamp', 'timestamp-ntz', 'try_arithmetic', 'try_cast', 'try_datetime_functions', 'try_element_at', 'union', 'unpivot', 'url-functions', 'using-join', 'widenSetOperationTypes', 'window', 'windowFrameCoercion', 'xml-functions'] as const;
+const FILES = ['array', 'arrayJoin', 'binary_base64', 'binary_basic', 'binary_hex', 'bitwise', 'booleanEquality', 'caseWhenCoercion', 'cast', 'ceil-floor-with-scale-param', 'column-resolution-aggregate', 'column-resolution-sort', 'comments', 'comparator', 'concat', 'conditional-functions', 'count', 'cross-join', 'csv-functions', 'cte', 'cte-nested', 'date', 'date_part', 'datetime-formatting-invalid', 'datetime-parsing', 'datetime-parsing-invalid', 'datetime-special', 'decimalArithmeticOperations', 'double-quoted-identifiers', 'elt', 'except', 'except-all', 'exists-basic', 'exists-outside-filter', 'extract', 'group-analytics', 'group-by', 'group-by-all', 'group-by-all-duckdb', 'group-by-all-mosha', 'group-by-filter', 'group-by-ordinal', 'grouping_set', 'having', 'higher-order-functions', 'ifCoercion', 'ilike', 'implicitTypeCasts', 'in-basic', 'in-multiple-columns', 'inConversion', 'inline-table', 'inner-join', 'intersect-all', 'interval', 'json-functions', 'like-all', 'like-any', 'limit', 'linear-regression', 'literals', 'map', 'mapZipWith', 'mask-functions', 'math', 'misc-functions', 'natural-join', 'not-in-unit-tests-multi-column', 'null-handling', 'null-propagation', 'operators', 'order-by', 'order-by-all', 'order-by-nulls-ordering', 'order-by-ordinal', 'outer-join', 'percentiles', 'pivot', 'predicate-functions', 'random', 'regexp-functions', 'scalar-subquery-predicate', 'scalar-subquery-select', 'simple-in', 'sql-compatibility-functions', 'string-functions', 'struct', 'table-aliases', 'table-valued-functions', 'timestamp', 'timestamp-ntz', 'try_aggregates', 'try_arithmetic', 'try_cast', 'try_datetime_functions', 'try_element_at', 'union', 'unpivot', 'url-functions', 'using-join', 'widenSetOperationTypes', 'window', 'windowFrameCoercion', 'xml-functions'] as const;
 
 /** Why Weir answers otherwise. */
 const WHY = {
@@ -94,6 +94,7 @@ const WHY = {
   existsAggregated: "an EXISTS whose subquery aggregates (GROUP BY) is refused as a subquery in an expression: Weir makes EXISTS a LEFT SEMI join on the subquery's WHERE, over a subquery that does not aggregate (EXISTS (SELECT a, b FROM v1) runs)",
   unpivotAliasGrammar: "this copy's Spark (of 3.4's development) did not parse an alias of a single unpivot column (`2012` AS `twenty-twelve`); Spark 3.4.0's grammar takes it (unpivotColumnAndAlias), as Weir does, naming the rows by the alias",
   starNoErrorClass: "this copy's Spark printed the AnalysisException without an error class (cannot resolve 'up.*' …); Weir refuses the star with Spark 3.4+'s class, CANNOT_RESOLVE_STAR_EXPAND",
+  intervalUnitsType: "INTERVAL '1 months' (a string of units) is an INTERVAL YEAR TO MONTH in Weir, INTERVAL '1 seconds' and '1 DAYS' INTERVAL DAY TO SECOND; Spark types each by its units (INTERVAL MONTH, SECOND, DAY), and try_sum keeps its argument's type: the values agree, the column's type does not",
 };
 
 const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> = {
@@ -877,6 +878,14 @@ const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> 
   unpivot: {
     "SELECT up.* FROM courseEarnings\nUNPIVOT (\n  earningsYear FOR year IN (`2012`, `2013`, `2014`)\n)": WHY.starNoErrorClass,
     "SELECT * FROM courseEarnings\nUNPIVOT (\n  earningsYear FOR year IN (`2012` as `twenty-twelve`, `2013` as `twenty-thirteen`, `2014` as `twenty-fourteen`)\n)": WHY.unpivotAliasGrammar,
+  },
+  try_aggregates: {
+    "SELECT try_avg(col) FROM VALUES (9223372036854775807L), (1L) AS tab(col)": WHY.javaDouble,
+    "SELECT try_avg(col + 1L) FROM VALUES (9223372036854775807L), (1L) AS tab(col)": WHY.javaDouble,
+    "SELECT try_sum(col) FROM VALUES (interval '1 months'), (interval '1 months') AS tab(col)": WHY.intervalUnitsType,
+    "SELECT try_sum(col) FROM VALUES (interval '2147483647 months'), (interval '1 months') AS tab(col)": WHY.intervalUnitsType,
+    "SELECT try_sum(col) FROM VALUES (interval '1 seconds'), (interval '1 seconds') AS tab(col)": WHY.intervalUnitsType,
+    "SELECT try_sum(col) FROM VALUES (interval '106751991 DAYS'), (interval '1 DAYS') AS tab(col)": WHY.intervalUnitsType,
   },
 };
 
