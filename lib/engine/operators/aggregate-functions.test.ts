@@ -83,6 +83,9 @@ describe("Spark's examples", () => {
     ['any(x > 5)', xs(1, 2, 3), false],
     ['median(x)', xs(0, 10), 5],
     ['mode(x)', xs(0, 10, 10), 10],
+    // Spark 4's mode(x, deterministic): true gives the least of tied values, false any of them.
+    ['mode(x, true)', xs(-10, 0, 10), -10],
+    ['mode(x, false)', xs(0, 10, 10), 10],
     ['percentile_approx(x, array(0.5, 0.4, 0.1), 100)', xs(0, 1, 2, 10), [1, 1, 0]],
     ['approx_percentile(x, 0.5, 100)', xs(0, 6, 7, 9, 10), 7],
     ['try_sum(n)', [10, 15, 20].map((n) => ({ n })), 45],
@@ -298,5 +301,11 @@ describe('aggregate errors say what to do', () => {
     expect(refused('SELECT max_by(x, map(s, y)) FROM t')).toMatch(/max_by\(\) needs a value it can order, not MAP<STRING, DOUBLE>/);
     expect(refused('SELECT max(named_struct(\'m\', map(s, y))) FROM t')).toMatch(/max\(\) needs a value it can order/);
     expect(refused('SELECT count(DISTINCT x, y) FROM t')).toMatch(/Distinct aggregations are not supported on streaming DataFrames\/Datasets/);
+    // mode's flag is a BOOLEAN literal, and mode takes no DISTINCT, as Spark 4's Mode checks them.
+    expect(refused("SELECT mode(x, 'true') FROM t")).toMatch(/^\[UNEXPECTED_INPUT_TYPE\] The second parameter of the function `mode` requires the "BOOLEAN" type, however it has the type "STRING"/);
+    expect(refused('SELECT mode(x, NULL) FROM t')).toMatch(/^\[DATATYPE_MISMATCH.UNEXPECTED_NULL\]/);
+    expect(refused('SELECT mode(x, b) FROM t')).toMatch(/^\[NON_FOLDABLE_ARGUMENT\] The function `mode` requires the parameter `deterministic` to be a foldable expression/);
+    expect(refused('SELECT mode(DISTINCT x) FROM t')).toMatch(/^\[INVALID_INVERSE_DISTRIBUTION_FUNCTION.DISTINCT_UNSUPPORTED\]/);
+    expect(refused('SELECT mode() FROM t')).toMatch(/^\[INVALID_INVERSE_DISTRIBUTION_FUNCTION.WITHIN_GROUP_MISSING\]/);
   });
 });

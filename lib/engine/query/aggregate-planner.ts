@@ -209,6 +209,13 @@ export function buildAggregation(c: AggregationClauses, child: LogicalPlan, chil
     const within = withinGroup(n);
     let args = within ? within.args.map((a) => builder.build(a)) : positionalArguments(name, n.arguments, n.pos).map((a) => builder.build(a));
     if (within) args.push({ kind: 'literal', value: within.reverse, type: 'boolean', pos });
+    // Spark 4's Mode is an inverse distribution function, which takes no DISTINCT.
+    if (n.isDistinct && name === 'mode') {
+      throw new SqlValidationError(
+        '[INVALID_INVERSE_DISTRIBUTION_FUNCTION.DISTINCT_UNSUPPORTED] Invalid inverse distribution function `mode`: Cannot use DISTINCT with WITHIN GROUP. Take mode(x) of the rows as they are',
+        pos, name, 'INVALID_INVERSE_DISTRIBUTION_FUNCTION.DISTINCT_UNSUPPORTED',
+      );
+    }
     if (n.isDistinct && !c.batch) {
       throw unsupportedOperation('Distinct aggregations are not supported on streaming DataFrames/Datasets. Consider using approx_count_distinct() instead.', { aggregate: `${name}(DISTINCT ${args.map(exprToString).join(', ')})` });
     }

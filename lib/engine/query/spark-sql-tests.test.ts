@@ -21,7 +21,7 @@
 import { describe, expect, it } from 'vitest';
 import { goldenCases, sameColumnTypes, weirAnswer } from './testing/spark-golden-file';
 
-const FILES = ['array', 'arrayJoin', 'binary_base64', 'binary_basic', 'binary_hex', 'bitwise', 'booleanEquality', 'caseWhenCoercion', 'cast', 'ceil-floor-with-scale-param', 'column-resolution-aggregate', 'column-resolution-sort', 'comments', 'comparator', 'concat', 'conditional-functions', 'count', 'cross-join', 'csv-functions', 'cte', 'cte-nested', 'date', 'date_part', 'datetime-formatting-invalid', 'datetime-parsing', 'datetime-parsing-invalid', 'datetime-special', 'decimalArithmeticOperations', 'double-quoted-identifiers', 'elt', 'except', 'except-all', 'exists-basic', 'exists-outside-filter', 'extract', 'group-analytics', 'group-by', 'group-by-all', 'group-by-all-duckdb', 'group-by-all-mosha', 'group-by-filter', 'group-by-ordinal', 'grouping_set', 'having', 'higher-order-functions', 'ifCoercion', 'ilike', 'implicitTypeCasts', 'in-basic', 'in-multiple-columns', 'inConversion', 'inline-table', 'inner-join', 'intersect-all', 'interval', 'json-functions', 'like-all', 'like-any', 'limit', 'linear-regression', 'literals', 'map', 'mapZipWith', 'mask-functions', 'math', 'misc-functions', 'natural-join', 'not-in-unit-tests-multi-column', 'null-handling', 'null-propagation', 'operators', 'order-by', 'order-by-all', 'order-by-nulls-ordering', 'order-by-ordinal', 'outer-join', 'percentiles', 'pivot', 'predicate-functions', 'random', 'regexp-functions', 'scalar-subquery-predicate', 'scalar-subquery-select', 'simple-in', 'sql-compatibility-functions', 'string-functions', 'struct', 'table-aliases', 'table-valued-functions', 'timestamp', 'timestamp-ntz', 'try_aggregates', 'try_arithmetic', 'try_cast', 'try_datetime_functions', 'try_element_at', 'union', 'unpivot', 'url-functions', 'using-join', 'widenSetOperationTypes', 'window', 'windowFrameCoercion', 'xml-functions'] as const;
+const FILES = ['array', 'arrayJoin', 'binary_base64', 'binary_basic', 'binary_hex', 'bitwise', 'booleanEquality', 'caseWhenCoercion', 'cast', 'ceil-floor-with-scale-param', 'column-resolution-aggregate', 'column-resolution-sort', 'comments', 'comparator', 'concat', 'conditional-functions', 'count', 'cross-join', 'csv-functions', 'cte', 'cte-nested', 'date', 'date_part', 'datetime-formatting-invalid', 'datetime-parsing', 'datetime-parsing-invalid', 'datetime-special', 'decimalArithmeticOperations', 'double-quoted-identifiers', 'elt', 'except', 'except-all', 'exists-basic', 'exists-outside-filter', 'extract', 'group-analytics', 'group-by', 'group-by-all', 'group-by-all-duckdb', 'group-by-all-mosha', 'group-by-filter', 'group-by-ordinal', 'grouping_set', 'having', 'higher-order-functions', 'ifCoercion', 'ilike', 'implicitTypeCasts', 'in-basic', 'in-multiple-columns', 'inConversion', 'inline-table', 'inner-join', 'intersect-all', 'interval', 'json-functions', 'like-all', 'like-any', 'limit', 'linear-regression', 'literals', 'map', 'mapZipWith', 'mask-functions', 'math', 'misc-functions', 'mode', 'natural-join', 'not-in-unit-tests-multi-column', 'null-handling', 'null-propagation', 'operators', 'order-by', 'order-by-all', 'order-by-nulls-ordering', 'order-by-ordinal', 'outer-join', 'percentiles', 'pivot', 'predicate-functions', 'random', 'regexp-functions', 'scalar-subquery-predicate', 'scalar-subquery-select', 'simple-in', 'sql-compatibility-functions', 'string-functions', 'struct', 'table-aliases', 'table-valued-functions', 'timestamp', 'timestamp-ntz', 'try_aggregates', 'try_arithmetic', 'try_cast', 'try_datetime_functions', 'try_element_at', 'union', 'unpivot', 'url-functions', 'using-join', 'widenSetOperationTypes', 'window', 'windowFrameCoercion', 'xml-functions'] as const;
 
 /** Why Weir answers otherwise. */
 const WHY = {
@@ -95,6 +95,9 @@ const WHY = {
   unpivotAliasGrammar: "this copy's Spark (of 3.4's development) did not parse an alias of a single unpivot column (`2012` AS `twenty-twelve`); Spark 3.4.0's grammar takes it (unpivotColumnAndAlias), as Weir does, naming the rows by the alias",
   starNoErrorClass: "this copy's Spark printed the AnalysisException without an error class (cannot resolve 'up.*' …); Weir refuses the star with Spark 3.4+'s class, CANNOT_RESOLVE_STAR_EXPAND",
   intervalUnitsType: "INTERVAL '1 months' (a string of units) is an INTERVAL YEAR TO MONTH in Weir, INTERVAL '1 seconds' and '1 DAYS' INTERVAL DAY TO SECOND; Spark types each by its units (INTERVAL MONTH, SECOND, DAY), and try_sum keeps its argument's type: the values agree, the column's type does not",
+  modeTie: "values tie for the most frequent (each once): Weir's mode gives the least of them, as Spark 4's mode(x, true); Spark's mode(x) returns any of them, here the first its hash map yields",
+  modeOfMap: "mode of a MAP is refused (Weir counts values by their text and a map has no equality); Spark 4 counts maps (and mode(x, true) fails ordering them, _LEGACY_ERROR_TEMP_2005)",
+  modeWithinGroup: "mode() WITHIN GROUP (ORDER BY x [DESC]), Spark 4's form of mode(x, true), is refused with PARSE_SYNTAX_ERROR: Weir parses with Spark 3.5's grammar (dt-sql-parser's), whose WITHIN GROUP follows only percentile_cont(p) and percentile_disc(p); Spark 4 answers it (or refuses a DISTINCT or an argument in it with INVALID_INVERSE_DISTRIBUTION_FUNCTION)",
 };
 
 const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> = {
@@ -886,6 +889,28 @@ const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> 
     "SELECT try_sum(col) FROM VALUES (interval '2147483647 months'), (interval '1 months') AS tab(col)": WHY.intervalUnitsType,
     "SELECT try_sum(col) FROM VALUES (interval '1 seconds'), (interval '1 seconds') AS tab(col)": WHY.intervalUnitsType,
     "SELECT try_sum(col) FROM VALUES (interval '106751991 DAYS'), (interval '1 DAYS') AS tab(col)": WHY.intervalUnitsType,
+  },
+  mode: {
+    "SELECT\n  mode() WITHIN GROUP (ORDER BY col),\n  mode() WITHIN GROUP (ORDER BY col DESC)\nFROM VALUES (null), (null), (null) AS tab(col)": WHY.modeWithinGroup,
+    "SELECT\n  mode() WITHIN GROUP (ORDER BY salary),\n  mode() WITHIN GROUP (ORDER BY salary DESC)\nFROM basic_pays\nWHERE salary > 20000": WHY.modeWithinGroup,
+    "SELECT\n  mode() WITHIN GROUP (ORDER BY salary),\n  mode() WITHIN GROUP (ORDER BY salary DESC)\nFROM basic_pays": WHY.modeWithinGroup,
+    "SELECT\n  mode() WITHIN GROUP (ORDER BY salary),\n  mode() WITHIN GROUP (ORDER BY salary) FILTER (WHERE salary > 10000)\nFROM basic_pays": WHY.modeWithinGroup,
+    "SELECT\n  department,\n  mode() WITHIN GROUP (ORDER BY salary),\n  mode() WITHIN GROUP (ORDER BY salary) FILTER (WHERE salary > 10000)\nFROM basic_pays\nGROUP BY department\nORDER BY department": WHY.modeWithinGroup,
+    "SELECT\n    employee_name,\n    department,\n    salary,\n    mode() WITHIN GROUP (ORDER BY salary) OVER (PARTITION BY department)\nFROM basic_pays\nORDER BY salary": WHY.modeWithinGroup,
+    "SELECT\n    employee_name,\n    department,\n    salary,\n    mode() WITHIN GROUP (ORDER BY salary) OVER (PARTITION BY department ORDER BY salary)\nFROM basic_pays\nORDER BY salary": WHY.modeWithinGroup,
+    "SELECT\n    employee_name,\n    department,\n    salary,\n    mode() WITHIN GROUP (ORDER BY salary) OVER (PARTITION BY department ROWS BETWEEN UNBOUNDED PRECEDING AND 1 FOLLOWING)\nFROM basic_pays\nORDER BY salary": WHY.modeWithinGroup,
+    "SELECT\n    employee_name,\n    department,\n    salary,\n    mode() WITHIN GROUP (ORDER BY salary) OVER w\nFROM basic_pays\nWHERE salary > 8900\nWINDOW w AS (PARTITION BY department)\nORDER BY salary": WHY.modeWithinGroup,
+    "SELECT\n  mode(DISTINCT salary) WITHIN GROUP (ORDER BY salary)\nFROM basic_pays": WHY.modeWithinGroup,
+    "SELECT\n  mode(salary) WITHIN GROUP (ORDER BY salary)\nFROM basic_pays": WHY.modeWithinGroup,
+    "SELECT\n  mode() WITHIN GROUP (ORDER BY dt),\n  mode() WITHIN GROUP (ORDER BY dt DESC)\nFROM intervals": WHY.modeWithinGroup,
+    "SELECT\n  k,\n  mode() WITHIN GROUP (ORDER BY ym),\n  mode() WITHIN GROUP (ORDER BY dt DESC)\nFROM intervals\nGROUP BY k\nORDER BY k": WHY.modeWithinGroup,
+    "SELECT mode(col) FROM VALUES (map(1, 'a')) AS tab(col)": WHY.modeOfMap,
+    "SELECT mode(col, false) FROM VALUES (map(1, 'a')) AS tab(col)": WHY.modeOfMap,
+    "SELECT mode(col, true) FROM VALUES (map(1, 'a')) AS tab(col)": WHY.modeOfMap,
+    "SELECT mode(department), mode(salary) FROM basic_pays": WHY.modeTie,
+    "SELECT department, mode(salary) FROM basic_pays GROUP BY department ORDER BY department": WHY.modeTie,
+    "SELECT mode(col) FROM VALUES (-10), (0), (10) AS tab(col)": WHY.modeTie,
+    "SELECT mode(col, false) FROM VALUES (-10), (0), (10) AS tab(col)": WHY.modeTie,
   },
 };
 
