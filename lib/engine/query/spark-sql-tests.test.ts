@@ -21,7 +21,7 @@
 import { describe, expect, it } from 'vitest';
 import { goldenCases, sameColumnTypes, weirAnswer } from './testing/spark-golden-file';
 
-const FILES = ['array', 'arrayJoin', 'binary_base64', 'binary_basic', 'binary_hex', 'bitwise', 'booleanEquality', 'caseWhenCoercion', 'cast', 'ceil-floor-with-scale-param', 'column-resolution-aggregate', 'column-resolution-sort', 'comments', 'comparator', 'concat', 'conditional-functions', 'count', 'cross-join', 'csv-functions', 'cte', 'cte-nested', 'date', 'date_part', 'datetime-formatting-invalid', 'datetime-parsing', 'datetime-parsing-invalid', 'datetime-special', 'decimalArithmeticOperations', 'double-quoted-identifiers', 'elt', 'except', 'except-all', 'exists-basic', 'exists-outside-filter', 'extract', 'group-analytics', 'group-by', 'group-by-all', 'group-by-all-duckdb', 'group-by-all-mosha', 'group-by-filter', 'group-by-ordinal', 'grouping_set', 'having', 'higher-order-functions', 'ifCoercion', 'ilike', 'implicitTypeCasts', 'in-basic', 'in-multiple-columns', 'inConversion', 'inline-table', 'inner-join', 'intersect-all', 'interval', 'json-functions', 'like-all', 'like-any', 'limit', 'linear-regression', 'literals', 'map', 'mapZipWith', 'mask-functions', 'math', 'misc-functions', 'mode', 'natural-join', 'not-in-unit-tests-multi-column', 'null-handling', 'null-propagation', 'operators', 'order-by', 'order-by-all', 'order-by-nulls-ordering', 'order-by-ordinal', 'outer-join', 'percentiles', 'pivot', 'predicate-functions', 'random', 'regexp-functions', 'scalar-subquery-predicate', 'scalar-subquery-select', 'simple-in', 'sql-compatibility-functions', 'string-functions', 'struct', 'table-aliases', 'table-valued-functions', 'timestamp', 'timestamp-ntz', 'try_aggregates', 'try_arithmetic', 'try_cast', 'try_datetime_functions', 'try_element_at', 'union', 'unpivot', 'url-functions', 'using-join', 'widenSetOperationTypes', 'window', 'windowFrameCoercion', 'xml-functions'] as const;
+const FILES = ['array', 'arrayJoin', 'binary_base64', 'binary_basic', 'binary_hex', 'bitwise', 'booleanEquality', 'caseWhenCoercion', 'cast', 'ceil-floor-with-scale-param', 'column-resolution-aggregate', 'column-resolution-sort', 'comments', 'comparator', 'concat', 'conditional-functions', 'count', 'cross-join', 'csv-functions', 'cte', 'cte-nested', 'date', 'date_part', 'datetime-formatting-invalid', 'datetime-parsing', 'datetime-parsing-invalid', 'datetime-special', 'decimalArithmeticOperations', 'double-quoted-identifiers', 'elt', 'except', 'except-all', 'exists-basic', 'exists-outside-filter', 'extract', 'group-analytics', 'group-by', 'group-by-all', 'group-by-all-duckdb', 'group-by-all-mosha', 'group-by-filter', 'group-by-ordinal', 'grouping_set', 'having', 'higher-order-functions', 'ifCoercion', 'ilike', 'implicitTypeCasts', 'in-basic', 'in-multiple-columns', 'inConversion', 'inline-table', 'inner-join', 'intersect-all', 'interval', 'json-functions', 'like-all', 'like-any', 'limit', 'linear-regression', 'literals', 'map', 'mapZipWith', 'mask-functions', 'math', 'misc-functions', 'mode', 'natural-join', 'not-in-unit-tests-multi-column', 'null-handling', 'null-propagation', 'operators', 'order-by', 'order-by-all', 'order-by-nulls-ordering', 'order-by-ordinal', 'outer-join', 'percentiles', 'pivot', 'predicate-functions', 'random', 'regexp-functions', 'scalar-subquery-predicate', 'scalar-subquery-select', 'selectExcept', 'simple-in', 'sql-compatibility-functions', 'string-functions', 'struct', 'table-aliases', 'table-valued-functions', 'timestamp', 'timestamp-ntz', 'try_aggregates', 'try_arithmetic', 'try_cast', 'try_datetime_functions', 'try_element_at', 'union', 'unpivot', 'url-functions', 'using-join', 'widenSetOperationTypes', 'window', 'windowFrameCoercion', 'xml-functions'] as const;
 
 /** Why Weir answers otherwise. */
 const WHY = {
@@ -98,6 +98,12 @@ const WHY = {
   modeTie: "values tie for the most frequent (each once): Weir's mode gives the least of them, as Spark 4's mode(x, true); Spark's mode(x) returns any of them, here the first its hash map yields",
   modeOfMap: "mode of a MAP is refused (Weir counts values by their text and a map has no equality); Spark 4 counts maps (and mode(x, true) fails ordering them, _LEGACY_ERROR_TEMP_2005)",
   modeWithinGroup: "mode() WITHIN GROUP (ORDER BY x [DESC]), Spark 4's form of mode(x, true), is refused with PARSE_SYNTAX_ERROR: Weir parses with Spark 3.5's grammar (dt-sql-parser's), whose WITHIN GROUP follows only percentile_cont(p) and percentile_disc(p); Spark 4 answers it (or refuses a DISTINCT or an argument in it with INVALID_INVERSE_DISTRIBUTION_FUNCTION)",
+  starExcept: "SELECT * EXCEPT (…) (Spark 4's, also t.* EXCEPT and a struct's s.* EXCEPT) is refused with PARSE_SYNTAX_ERROR: Weir parses with Spark 3.5's grammar (dt-sql-parser's), which has no EXCEPT after a star",
+  insertOfQuery: "the table's rows come from INSERT INTO ids SELECT …, an INSERT of a query, which the harness does not run (it takes INSERT … VALUES): in Weir ids stays empty",
+  parenthesizedStar: "(*) is Spark 4's struct of the columns (named_struct(c1, c1, …)) unless spark.sql.legacy.ignoreParenthesesAroundStar is set; Weir reads it as *, its columns, as Spark 3.5 did",
+  starOutsideSelectCall: "a star in IN's list (5 IN (*)) or in a call outside the select list (WHERE coalesce(*) = 1) is refused (* is only allowed as a whole select item or as count(*)): Weir expands a star inside a select item's call (coalesce(*), array(*)) only",
+  lateralSubquery: "a LATERAL subquery in FROM (v1, LATERAL (SELECT v1.*)) is refused as not supported: Weir runs LATERAL only before a generator (LATERAL VIEW, JOIN LATERAL explode(…))",
+  voidGroupingKey: "a column of NULLs (VOID) grouped by, here by DISTINCT, is typed STRING in Weir's aggregation output; Spark keeps VOID: the values agree, the column's type does not",
 };
 
 const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> = {
@@ -911,6 +917,37 @@ const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> 
     "SELECT department, mode(salary) FROM basic_pays GROUP BY department ORDER BY department": WHY.modeTie,
     "SELECT mode(col) FROM VALUES (-10), (0), (10) AS tab(col)": WHY.modeTie,
     "SELECT mode(col, false) FROM VALUES (-10), (0), (10) AS tab(col)": WHY.modeTie,
+  },
+  selectExcept: {
+    "SELECT DISTINCT(*)": WHY.distinctOverStream,
+    "SELECT DISTINCT(*) FROM v1": WHY.voidGroupingKey,
+    "SELECT T.* FROM v1, LATERAL (SELECT  v1.*) AS T(c1, c2, c3, c4, c5)": WHY.lateralSubquery,
+    "SELECT T.* FROM v1, LATERAL (SELECT  COALESCE(v1.*)) AS T(x)": WHY.lateralSubquery,
+    "SELECT 5 IN (*) FROM v1": WHY.starOutsideSelectCall,
+    "SELECT 1 FROM v1 WHERE coalesce(*) = 1": WHY.starOutsideSelectCall,
+    "SELECT 1 FROM v1 WHERE array(*) = array(1, 2, NULL, 4, 5)": WHY.starOutsideSelectCall,
+    "SELECT 1 FROM v1 WHERE 4 IN (*)": WHY.starOutsideSelectCall,
+    "SELECT (*) FROM v1": WHY.parenthesizedStar,
+    "SELECT * FROM ids": WHY.insertOfQuery,
+    "SELECT * EXCEPT (id) FROM tbl_view": WHY.starExcept,
+    "SELECT * EXCEPT (name) FROM tbl_view": WHY.starExcept,
+    "SELECT * EXCEPT (data) FROM tbl_view": WHY.starExcept,
+    "SELECT * EXCEPT (data.f1) FROM tbl_view": WHY.starExcept,
+    "SELECT * EXCEPT (data.s2) FROM tbl_view": WHY.starExcept,
+    "SELECT * EXCEPT (data.s2.f2) FROM tbl_view": WHY.starExcept,
+    "SELECT * EXCEPT (data.f1, data.s2) FROM tbl_view": WHY.starExcept,
+    "SELECT * EXCEPT (id, name, data) FROM tbl_view": WHY.starExcept,
+    "SELECT * EXCEPT (`a-b-c`) FROM (SELECT 1 a_b_c, 2 `a-b-c`)": WHY.starExcept,
+    "SELECT tbl_view.* EXCEPT (name) FROM tbl_view": WHY.starExcept,
+    "SELECT * EXCEPT (ids.id) FROM ids": WHY.starExcept,
+    "SELECT data.* EXCEPT (s2) FROM tbl_view": WHY.starExcept,
+    "SELECT data.* EXCEPT (s2.f2) FROM tbl_view": WHY.starExcept,
+    "SELECT data.s2.* EXCEPT (f2) FROM tbl_view": WHY.starExcept,
+    "SELECT * EXCEPT(invalid_column) FROM tbl_view": WHY.starExcept,
+    "SELECT * EXCEPT(id, invalid_column) FROM tbl_view": WHY.starExcept,
+    "SELECT * EXCEPT(id, id) FROM tbl_view": WHY.starExcept,
+    "SELECT * EXCEPT(data.s2, data.s2.f2) FROM tbl_view": WHY.starExcept,
+    "SELECT coalesce(* EXCEPT(c1, c2)) FROM v1": WHY.starExcept,
   },
 };
 
