@@ -361,6 +361,15 @@ describe('named function arguments', () => {
     // Spark: `mask(AbCD123-@$#, Q, q, d, o)`; Weir names a string literal quoted.
     expect(rows).toEqual([{ "mask('AbCD123-@$#', 'Q', 'q', 'd', 'o')": 'QqQQdddoooo', "mask('AbCD123-@$#', 'Q', 'q', 'd', NULL)": 'QqQQddd-@$#', a: 'Yxn-', b: 'Xyd-' }]);
     expect(await run('SELECT explode(collection => array(1, 2)) FROM src', [row])).toEqual([{ col: 1 }, { col: 2 }]);
+    // count_min_sketch's signature (column, epsilon, confidence, seed): named as the positional call.
+    const sketches = await runUpdate(
+      'SELECT hex(count_min_sketch(id, 0.5d, 0.5d, 1)) AS p, hex(count_min_sketch(seed => 1, epsilon => 0.5d, confidence => 0.5d, column => id)) AS n, ' +
+        'hex(count_min_sketch(id, 0.5d, seed => 1, confidence => 0.5d)) AS m FROM src',
+      [row, { ...row, id: 19 }],
+    );
+    expect(sketches).toHaveLength(1);
+    expect(sketches[0].n).toBe(sketches[0].p);
+    expect(sketches[0].m).toBe(sketches[0].p);
     expect(await run("SELECT inline_outer(input => array(named_struct('a', 1, 'b', 'x'))) FROM src", [row])).toEqual([{ a: 1, b: 'x' }]);
   });
 
