@@ -21,7 +21,7 @@
 import { describe, expect, it } from 'vitest';
 import { goldenCases, sameColumnTypes, weirAnswer } from './testing/spark-golden-file';
 
-const FILES = ['array', 'arrayJoin', 'binary_base64', 'binary_basic', 'binary_hex', 'bitwise', 'booleanEquality', 'caseWhenCoercion', 'cast', 'ceil-floor-with-scale-param', 'column-resolution-aggregate', 'column-resolution-sort', 'comments', 'comparator', 'concat', 'conditional-functions', 'count', 'cross-join', 'csv-functions', 'cte', 'cte-nested', 'date', 'date_part', 'datetime-formatting-invalid', 'datetime-parsing', 'datetime-parsing-invalid', 'datetime-special', 'decimalArithmeticOperations', 'double-quoted-identifiers', 'elt', 'except', 'except-all', 'exists-basic', 'exists-outside-filter', 'extract', 'group-analytics', 'group-by', 'group-by-all', 'group-by-all-duckdb', 'group-by-all-mosha', 'group-by-filter', 'group-by-ordinal', 'grouping_set', 'having', 'higher-order-functions', 'ifCoercion', 'ilike', 'implicitTypeCasts', 'in-basic', 'in-multiple-columns', 'inConversion', 'inline-table', 'inner-join', 'intersect-all', 'interval', 'join-empty-relation', 'json-functions', 'like-all', 'like-any', 'limit', 'linear-regression', 'literals', 'map', 'mapZipWith', 'mask-functions', 'math', 'misc-functions', 'mode', 'named-function-arguments', 'natural-join', 'not-in-unit-tests-multi-column', 'null-handling', 'null-propagation', 'operators', 'order-by', 'order-by-all', 'order-by-nulls-ordering', 'order-by-ordinal', 'outer-join', 'parse-schema-string', 'percentiles', 'pivot', 'predicate-functions', 'random', 'regexp-functions', 'scalar-subquery-predicate', 'scalar-subquery-select', 'selectExcept', 'simple-in', 'sql-compatibility-functions', 'string-functions', 'struct', 'table-aliases', 'table-valued-functions', 'timestamp', 'timestamp-ntz', 'try_aggregates', 'try_arithmetic', 'try_cast', 'try_datetime_functions', 'try_element_at', 'union', 'unpivot', 'url-functions', 'using-join', 'widenSetOperationTypes', 'window', 'windowFrameCoercion', 'xml-functions'] as const;
+const FILES = ['array', 'arrayJoin', 'binary_base64', 'binary_basic', 'binary_hex', 'bitwise', 'booleanEquality', 'caseWhenCoercion', 'cast', 'ceil-floor-with-scale-param', 'column-resolution-aggregate', 'column-resolution-sort', 'comments', 'comparator', 'concat', 'conditional-functions', 'count', 'cross-join', 'csv-functions', 'cte', 'cte-nested', 'date', 'date_part', 'datetime-formatting-invalid', 'datetime-parsing', 'datetime-parsing-invalid', 'datetime-special', 'decimalArithmeticOperations', 'double-quoted-identifiers', 'elt', 'except', 'except-all', 'exists-basic', 'exists-outside-filter', 'extract', 'group-analytics', 'group-by', 'group-by-all', 'group-by-all-duckdb', 'group-by-all-mosha', 'group-by-filter', 'group-by-ordinal', 'grouping_set', 'having', 'higher-order-functions', 'ifCoercion', 'ilike', 'implicitTypeCasts', 'in-basic', 'in-multiple-columns', 'inConversion', 'inline-table', 'inner-join', 'intersect-all', 'interval', 'join-empty-relation', 'json-functions', 'like-all', 'like-any', 'limit', 'linear-regression', 'literals', 'map', 'mapZipWith', 'mask-functions', 'math', 'misc-functions', 'mode', 'named-function-arguments', 'natural-join', 'not-in-unit-tests-multi-column', 'null-handling', 'null-propagation', 'operators', 'order-by', 'order-by-all', 'order-by-nulls-ordering', 'order-by-ordinal', 'outer-join', 'parse-schema-string', 'percentiles', 'pivot', 'predicate-functions', 'random', 'regexp-functions', 'scalar-subquery-predicate', 'scalar-subquery-select', 'selectExcept', 'simple-in', 'sql-compatibility-functions', 'string-functions', 'struct', 'table-aliases', 'table-valued-functions', 'timestamp', 'timestamp-ntz', 'try_aggregates', 'try_arithmetic', 'try_cast', 'try_datetime_functions', 'try_element_at', 'try_reflect', 'union', 'unpivot', 'url-functions', 'using-join', 'widenSetOperationTypes', 'window', 'windowFrameCoercion', 'xml-functions'] as const;
 
 /** Why Weir answers otherwise. */
 const WHY = {
@@ -106,6 +106,7 @@ const WHY = {
   voidGroupingKey: "a column of NULLs (VOID) grouped by, here by DISTINCT, is typed STRING in Weir's aggregation output; Spark keeps VOID: the values agree, the column's type does not",
   tableArgument: "a TABLE(v) argument (Spark 3.5's table argument of a table-valued function) is refused as not supported: Weir's table-valued functions take expressions; Spark passes the table's rows as a struct, which explode refuses (DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE)",
   selfJoinNoAlias: "a join of a view with itself without an alias per side (empty_table JOIN empty_table) is refused: Weir needs an alias for each side to tell their columns apart; Spark joins them, its SELECT * repeating a",
+  noJvm: "try_reflect (Spark's CallMethodViaReflection) calls a Java method, which needs a JVM: Weir runs none and refuses reflect, java_method and try_reflect (docs/sql.md's unavailable functions)",
 };
 
 const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> = {
@@ -976,6 +977,20 @@ const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> 
     "SELECT * FROM empty_table FULL OUTER JOIN t1": WHY.repeatedOutputName,
   },
   "parse-schema-string": {
+  },
+  try_reflect: {
+    "SELECT try_reflect(\"java.util.UUID\", \"fromString\", \"a5cf6c42-0c85-418f-af6c-3e4e5b1328f2\")": WHY.noJvm,
+    "SELECT try_reflect(\"java.lang.String\", \"valueOf\", 1)": WHY.noJvm,
+    "SELECT try_reflect(\"java.lang.Math\", \"max\", 2, 3)": WHY.noJvm,
+    "SELECT try_reflect(\"java.lang.Math\", \"min\", 2, 3)": WHY.noJvm,
+    "SELECT try_reflect(\"java.lang.Integer\", \"valueOf\", \"10\", 16)": WHY.noJvm,
+    "SELECT try_reflect(\"java.util.UUID\", \"fromString\", \"b\")": WHY.noJvm,
+    "SELECT try_reflect(\"java.net.URLDecoder\", \"decode\", \"%\")": WHY.noJvm,
+    "SELECT try_reflect(\"java.wrongclass.Math\", \"max\", 2, 3)": WHY.noJvm,
+    "SELECT try_reflect(\"java.lang.Math\", \"wrongmethod\", 2, 3)": WHY.noJvm,
+    "SELECT try_reflect(\"java.lang.Math\")": WHY.noJvm,
+    "SELECT try_reflect(\"java.lang.Math\", \"round\", 2.5)": WHY.noJvm,
+    "SELECT try_reflect(\"java.lang.Object\", \"toString\")": WHY.noJvm,
   },
 };
 
