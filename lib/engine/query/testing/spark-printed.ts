@@ -50,7 +50,8 @@ export function printed(v: unknown, f: Field, nested = false, interval = ansiInt
   if (v === null || v === undefined) return nested ? 'null' : 'NULL';
   const inner = (x: unknown, g: Field, n = true) => printed(x, g, n, interval, binary);
   switch (f.type) {
-    case 'string': return nested ? JSON.stringify(v) : String(v);
+    // HiveResult quotes a nested string as it is: `{"b":""2""}`, nothing escaped.
+    case 'string': return nested ? `"${String(v)}"` : String(v);
     case 'double': return f.float32 ? formatFloat(Number(v)) : javaDouble(Number(v));
     case 'decimal': return typeof v === 'bigint' ? formatDecimal(v, f.scale ?? 0) : String(v);
     case 'date': return typeof v === 'number' ? formatDate(v) : String(v);
