@@ -40,10 +40,11 @@ import { coerceField } from '../operators/record-parser';
 import { formatDate } from './date';
 import { formatDecimal } from './decimal';
 import { fieldOfDataType, typeText } from './data-types';
-import { formatWithPattern, parseDatetime, tokenizePattern } from './datetime-patterns';
+import { formatWithPattern, parseDatetime, parseWithPattern, tokenizePattern } from './datetime-patterns';
 import { exprToString, referencedColumns, type Expr } from './expression';
 import { parseTimestampLiteral } from './expression-builder';
 import { formatFloat } from './float';
+import { formatInterval, fullRange } from './interval-utils';
 import { compiledByHook, foldedText } from './function-args';
 import type { CallCompiler, CallExpr, CompiledExpr, FunctionDef } from './function-types';
 import { checkOptionsMap, timestampJson } from './json-functions';
@@ -237,14 +238,13 @@ function convertTo(datum: string, f: Field, r: Reader): unknown {
       const ms = o.timestampFormat ? parseDatetime(r.fn, v, o.timestampFormat, 'lenient') : castValue(v, 'string', 'timestamp');
       return ms ?? fail();
     }
-    default:
+    // Spark's convertTo reads no other type from text.
+    case 'array': case 'map': case 'struct': case 'binary': case 'window': case 'day_time_interval': case 'year_month_interval': case 'unknown':
       return fail();
   }
 }
 
 const YYYY_MM_DD = tokenizePattern('yyyy-MM-dd') as Pattern;
-
-const isPrimitive = (f: Field) => f.type !== 'struct' && f.type !== 'array' && f.type !== 'map';
 
 /** A field by its name, case-insensitively (Spark's default spark.sql.caseSensitive=false). */
 function fieldIndex(fields: Field[], name: string): number {
@@ -272,7 +272,7 @@ function convertField(el: XmlElement, f: Field, r: Reader, children = el.childre
       case 'map': return convertMap(el, f, r);
       case 'array': return convertField(el, f.elementType!, r, children);
       case 'string': return convertTo(structureAsString(children), f, r);
-      default: throw new BadRecord(`<${el.name}> holds elements, not a ${typeText(f)}`);
+      case 'long': case 'double': case 'boolean': case 'timestamp': case 'date': case 'decimal': case 'binary': case 'window': case 'day_time_interval': case 'year_month_interval': case 'unknown': throw new BadRecord(`<${el.name}> holds elements, not a ${typeText(f)}`);
     }
   }
   if (f.type === 'array') return convertTo(first.text, f.elementType!, r);
@@ -395,7 +395,7 @@ function fromXml(text: string, fields: Field[], r: Reader): Record<string, unkno
  * from_xml(xml, schema[, options]): the schema a DDL string (`a INT, b STRING` or `STRUCT<…>`)
  * literal, or schema_of_xml of a literal, read at planning as from_json reads its schema.
  */
-export function compileFromXml(e: CallExpr, c: CallCompiler): CompiledExpr {
+function compileFromXml(e: CallExpr, c: CallCompiler): CompiledExpr {
   const [text, schemaArg, optionsArg] = e.args;
   const written = foldedText(schemaArg, c);
   if (written === undefined) c.fail(e, `[INVALID_SCHEMA.NON_STRING_LITERAL] from_xml() needs its schema as a string literal (or schema_of_xml('<p><a>1</a></p>') of a sample), such as 'a INT, b STRING', got ${exprToString(schemaArg)}`);
@@ -470,8 +470,9 @@ function inferFrom(datum: string, o: XmlOptions): Inferred {
     }
   }
   if (numeric && JAVA_DOUBLE.test(unsigned)) return { k: 'DOUBLE' };
-  if (o.preferDate && parseDatetime('schema_of_xml()', v, o.dateFormat ?? YYYY_MM_DD, 'lenient') !== null) return { k: 'DATE' };
-  const ts = o.timestampFormat ? parseDatetime('schema_of_xml()', v, o.timestampFormat, 'lenient') : castValue(v, 'string', 'timestamp');
+  // Spark tries each parser catching every error: a text only Spark 2 read is not of the type.
+  if (o.preferDate && parseWithPattern(v, o.dateFormat ?? YYYY_MM_DD) !== null) return { k: 'DATE' };
+  const ts = o.timestampFormat ? parseWithPattern(v, o.timestampFormat) : castValue(v, 'string', 'timestamp');
   if (ts !== null) return { k: 'TIMESTAMP' };
   if (/^(true|false)$/i.test(v)) return { k: 'BOOLEAN' };
   return { k: 'STRING' };
@@ -559,7 +560,7 @@ function canonical(t: Inferred): Inferred | undefined {
       const fields = t.fields.flatMap(([n, f]): [string, Inferred][] => { const c = n === '' ? undefined : canonical(f); return c ? [[n, c]] : []; });
       return fields.length ? { k: 'STRUCT', fields } : undefined;
     }
-    default: return t;
+    case 'BIGINT': case 'BOOLEAN': case 'DATE': case 'DECIMAL': case 'DOUBLE': case 'STRING': case 'TIMESTAMP': return t;
   }
 }
 
@@ -570,7 +571,7 @@ function ddl(t: Inferred): string {
     case 'DECIMAL': return `DECIMAL(${t.p},${t.s})`;
     case 'ARRAY': return `ARRAY<${ddl(t.e)}>`;
     case 'STRUCT': return `STRUCT<${t.fields.map(([n, f]) => `${quoteName(n)}: ${ddl(f)}`).join(', ')}>`;
-    default: return t.k;
+    case 'BIGINT': case 'BOOLEAN': case 'DATE': case 'DOUBLE': case 'STRING': case 'TIMESTAMP': return t.k;
   }
 }
 
@@ -588,7 +589,7 @@ function schemaOfXml(xml: string, o: XmlOptions): string {
 }
 
 /** schema_of_xml(xml[, options]): the sample a foldable STRING (a literal), its answer folded once. */
-export function compileSchemaOfXml(e: CallExpr, c: CallCompiler): CompiledExpr {
+function compileSchemaOfXml(e: CallExpr, c: CallCompiler): CompiledExpr {
   const [xmlArg, optionsArg] = e.args;
   const x = c.compile(xmlArg);
   const sample = foldedText(xmlArg, c);
@@ -677,8 +678,12 @@ function valueText(v: unknown, f: Field, o: XmlOptions): string {
     case 'binary': return `[${[...(v as Uint8Array)].map((b) => b.toString(16).toUpperCase().padStart(2, '0')).join(' ')}]`;
     case 'long': case 'string': case 'boolean':
       return String(v);
-    default:
-      return castValue(v, f.type as never, 'string') as string;
+    // An interval as its ANSI text, as the JSON writer writes one (Spark's XML writer has none).
+    case 'day_time_interval': case 'year_month_interval':
+      return formatInterval(f.type, v, f.interval ?? fullRange(f.type));
+    // Written as elements, never as one text; as an attribute, its JSON.
+    case 'window': case 'unknown': case 'array': case 'map': case 'struct':
+      return JSON.stringify(v);
   }
 }
 
@@ -701,7 +706,7 @@ function writeChildElement(w: XmlWriter, name: string, f: Field, v: unknown, o: 
 /** StaxXmlGenerator.writeChild: an attribute, each element of an array as the field's element, or a child element. */
 function writeChild(w: XmlWriter, name: string, f: Field, v: unknown, o: XmlOptions): void {
   if (isAttribute(name, o)) {
-    const text = v === null || v === undefined ? o.nullValue : isPrimitive(f) ? valueText(v, f, o) : JSON.stringify(v);
+    const text = v === null || v === undefined ? o.nullValue : valueText(v, f, o);
     if (text !== null) w.attribute(name.slice(o.attributePrefix.length), text);
   } else if (f.type === 'array' && v !== null && v !== undefined) {
     for (const x of v as unknown[]) writeChildElement(w, name, f.elementType!, x, o);
@@ -733,13 +738,13 @@ function writeElement(w: XmlWriter, f: Field, v: unknown, o: XmlOptions): void {
       }
       return;
     }
-    default:
+    case 'long': case 'double': case 'string': case 'boolean': case 'timestamp': case 'date': case 'decimal': case 'binary': case 'day_time_interval': case 'year_month_interval': case 'unknown':
       w.characters(valueText(v, f, o));
   }
 }
 
 /** to_xml(struct[, options]): the struct as one record, `<ROW>` by default. */
-export function compileToXml(e: CallExpr, c: CallCompiler): CompiledExpr {
+function compileToXml(e: CallExpr, c: CallCompiler): CompiledExpr {
   const a = c.compile(e.args[0]);
   if (a.type !== 'struct') c.mismatch(e, 'UNEXPECTED_INPUT_TYPE', `The first parameter requires the "STRUCT" type, however "${exprToString(e.args[0])}" has the type "${typeText(a)}".`, 'Pass a struct, such as named_struct(…).');
   const o = xmlOptions(e, e.args[1], c);
