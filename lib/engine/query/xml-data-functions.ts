@@ -599,7 +599,9 @@ function compileSchemaOfXml(e: CallExpr, c: CallCompiler): CompiledExpr {
   }
   const o = xmlOptions(e, optionsArg, c);
   if (o.mode === 'DROPMALFORMED') c.fail(e, '[PARSE_MODE_UNSUPPORTED] The function schema_of_xml() doesn\'t support the DROPMALFORMED mode. Acceptable modes are PERMISSIVE and FAILFAST.');
-  return { type: 'string', eval: () => schemaOfXml(sample, o) };
+  // A constant: inferred once, at the first row that asks.
+  let schema: string | undefined;
+  return { type: 'string', eval: () => (schema ??= schemaOfXml(sample, o)) };
 }
 
 // ---------------------------------------------------------------------------------------------
