@@ -12,7 +12,7 @@ import { RecordExpressionError } from '../errors';
 import { isStr, nums, unified } from './function-args';
 import type { CompiledExpr, FunctionDef } from './function-types';
 import { isNumeric } from './sql-values';
-import { bigOf, LONG_MAX, LONG_MIN, narrowArithmeticOrNull, toLong, wrapToWidth, type IntegralBits, type Long } from './long';
+import { bigOf, LONG_MAX, LONG_MIN, longFromDouble, narrowArithmeticOrNull, toLong, wrapToWidth, type IntegralBits, type Long } from './long';
 import { decimalOperand, integralWidth, widensToFloat, type TypeInfo } from './data-types';
 import { nullSafeBinary, nullSafeUnary } from './datetime-arithmetic';
 import { arithmetic, bounded, decimalFromDouble, decimalFromLong, LONG_DECIMAL, pow10, rescale, resultType, type DecimalType } from './decimal';
@@ -246,6 +246,8 @@ const floorCeilTyped = (up: boolean): FunctionDef['typed'] => (e, args) => {
     const dec = asDecimal(x);
     return dec && roundDecimal(dec, Math.trunc(scale.value), up ? 'CEILING' : 'FLOOR');
   }
+  // An integer is its own floor and ceiling, a BIGINT (Spark's Ceil and Floor take a LongType as it is, not as a DOUBLE).
+  if (x.type === 'long') return { type: 'long', eval: x.eval };
   if (x.type !== 'decimal') return undefined;
   const { precision: p, scale: s } = x.decimal!;
   return decimalUnary(x, bounded(p - s + 1, 0), (v) => setScale(v, s, 0, up ? 'CEILING' : 'FLOOR'));
@@ -408,9 +410,10 @@ export const MATH_FUNCTIONS: Record<string, FunctionDef> = {
   sinh: unary(Math.sinh),
   cosh: unary(Math.cosh),
   tanh: unary(Math.tanh),
-  // Spark's Acosh, Asinh, Atanh (NaN outside their domain) and Csc, Sec: 1 / sin, 1 / cos.
+  // Spark's Acosh, Atanh (NaN outside their domain) and Csc, Sec: 1 / sin, 1 / cos.
   acosh: unary(Math.acosh),
-  asinh: unary(Math.asinh),
+  // Spark's Asinh is its formula, log(x + sqrt(x * x + 1)), not Math.asinh (one ulp apart at 1).
+  asinh: unary((x) => (x === -Infinity ? x : Math.log(x + Math.sqrt(x * x + 1)))),
   atanh: unary(Math.atanh),
   csc: unary((x) => 1 / Math.sin(x)),
   sec: unary((x) => 1 / Math.cos(x)),
@@ -530,9 +533,9 @@ export const MATH_FUNCTIONS: Record<string, FunctionDef> = {
   greatest: { min: 2, max: 64, nullIntolerant: false, valueArgs: 'all', type: (a) => unified(a, 'greatest'), impl: (args) => args.filter((v) => v !== null).reduce<unknown>((m, v) => (m === null || compareValues(v, m) > 0 ? v : m), null) },
   least: { min: 2, max: 64, nullIntolerant: false, valueArgs: 'all', type: (a) => unified(a, 'least'), impl: (args) => args.filter((v) => v !== null).reduce<unknown>((m, v) => (m === null || compareValues(v, m) < 0 ? v : m), null) },
   bround: { min: 1, max: 2, typed: roundTyped(true), type: (a) => nums(a) ?? (a[0] === 'long' ? 'long' : 'double'), impl: ([v, s]) => roundHalfEven(v as number, Math.trunc((s as number | undefined) ?? 0)) },
-  ceil: { min: 1, max: 2, typed: floorCeilTyped(true), type: (a) => nums(a) ?? (a.length === 1 ? 'long' : 'double'), impl: ([v, s]) => (s === undefined ? Math.ceil(v as number) || 0 : roundWith(Math.ceil, v as number, Math.trunc(s as number))) },
-  ceiling: { min: 1, max: 2, typed: floorCeilTyped(true), type: (a) => nums(a) ?? (a.length === 1 ? 'long' : 'double'), impl: ([v, s]) => (s === undefined ? Math.ceil(v as number) || 0 : roundWith(Math.ceil, v as number, Math.trunc(s as number))) },
-  floor: { min: 1, max: 2, typed: floorCeilTyped(false), type: (a) => nums(a) ?? (a.length === 1 ? 'long' : 'double'), impl: ([v, s]) => (s === undefined ? Math.floor(v as number) || 0 : roundWith(Math.floor, v as number, Math.trunc(s as number))) },
+  ceil: { min: 1, max: 2, typed: floorCeilTyped(true), type: (a) => nums(a) ?? (a.length === 1 ? 'long' : 'double'), impl: ([v, s]) => (s === undefined ? longFromDouble(Math.ceil(v as number)) : roundWith(Math.ceil, v as number, Math.trunc(s as number))) },
+  ceiling: { min: 1, max: 2, typed: floorCeilTyped(true), type: (a) => nums(a) ?? (a.length === 1 ? 'long' : 'double'), impl: ([v, s]) => (s === undefined ? longFromDouble(Math.ceil(v as number)) : roundWith(Math.ceil, v as number, Math.trunc(s as number))) },
+  floor: { min: 1, max: 2, typed: floorCeilTyped(false), type: (a) => nums(a) ?? (a.length === 1 ? 'long' : 'double'), impl: ([v, s]) => (s === undefined ? longFromDouble(Math.floor(v as number)) : roundWith(Math.floor, v as number, Math.trunc(s as number))) },
   pi: { min: 0, max: 0, type: () => 'double', impl: () => Math.PI },
   degrees: { min: 1, max: 1, type: (a) => nums(a) ?? 'double', impl: ([x]) => ((x as number) * 180) / Math.PI },
   radians: { min: 1, max: 1, type: (a) => nums(a) ?? 'double', impl: ([x]) => ((x as number) * Math.PI) / 180 },

@@ -760,3 +760,28 @@ describe("Spark's function examples", () => {
     expect(e.message).toMatch(/task layout/);
   });
 });
+
+describe("numbers at the edges, as Spark's postgreSQL/float8 golden file has them", () => {
+  it("casts a string to a DOUBLE as Java's parseDouble reads it, and Spark's special literals in any case", async () => {
+    expect(await one("CAST('infinity' AS DOUBLE)")).toBe(Infinity);
+    expect(await one("CAST('   -INFINiTY  ' AS DOUBLE)")).toBe(-Infinity);
+    expect(await one("CAST('+inf' AS DOUBLE)")).toBe(Infinity);
+    expect(await one("CAST(' NAN ' AS DOUBLE)")).toBeNaN();
+    expect(await one("CAST('1.5d' AS DOUBLE)")).toBe(1.5);
+    expect(await one("CAST('-10e-400' AS DOUBLE)")).toBe(-0);
+    // Neither Java's case-sensitive NaN nor one of Spark's literals.
+    expect(await one("CAST('+nan' AS DOUBLE)")).toBeNull();
+  });
+
+  it('takes the floor and ceiling of a BIGINT as it is, and saturates a DOUBLE out of its range', async () => {
+    expect(String(await one('ceil(9223372036854775807)'))).toBe('9223372036854775807');
+    expect(String(await one('floor(-9223372036854775807L)'))).toBe('-9223372036854775807');
+    expect(String(await one('ceil(1.2345678901234e200D)'))).toBe('9223372036854775807');
+    expect(String(await one('floor(-1e300D)'))).toBe('-9223372036854775808');
+  });
+
+  it("computes asinh by Spark's formula, log(x + sqrt(x * x + 1))", async () => {
+    expect(await one('asinh(1D)')).toBe(0.8813735870195429);
+    expect(await one("asinh(CAST('-Infinity' AS DOUBLE))")).toBe(-Infinity);
+  });
+});
