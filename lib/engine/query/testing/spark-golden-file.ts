@@ -7,7 +7,8 @@
  *
  * A file's tables are Spark's temporary views of static data: `CREATE [OR REPLACE] TEMPORARY
  * VIEW name [(cols)] AS SELECT …` (of VALUES, or of no table: one row) or `AS VALUES …`, and a
- * `CREATE TABLE name (col type, …) USING …` filled by `INSERT INTO name VALUES …`. Each defines
+ * `CREATE TABLE name (col type, …) USING …` filled by `INSERT INTO name VALUES …` (and emptied
+ * by `TRUNCATE TABLE name`). Each defines
  * a view for the file's later queries (goldenCases reads them in order). A query that reads views
  * runs through the engine's path for static data beside a stream: the views are the CTEs of a
  * query that joins the one-row stream with the golden query as a derived table
@@ -162,6 +163,7 @@ export function goldenCases(name: string): GoldenCase[] {
     const view = /^\s*create\s+(?:or\s+replace\s+)?temp(?:orary)?\s+view\s+(\w+)\s*(?:\(([^)]*)\))?\s+as\s+([^]*?);?\s*$/i.exec(sql);
     const table = /^\s*create\s+table\s+(\w+)\s*\(([^]*)\)\s*using\s+\w+\s*$/i.exec(sql);
     const insert = /^\s*insert\s+into\s+(\w+)\s+values\s*([^]*?)\s*$/i.exec(sql);
+    const truncate = /^\s*truncate\s+table\s+(\w+)\s*$/i.exec(sql);
     const drop = /^\s*drop\s+(?:view|table)\s+(?:if\s+exists\s+)?(\w+)\s*$/i.exec(sql);
     const set = /^\s*set\s+([\w.]+)\s*=/i.exec(sql);
     if (set) {
@@ -178,13 +180,16 @@ export function goldenCases(name: string): GoldenCase[] {
     } else if (insert && tables.has(insert[1].toLowerCase())) {
       tables.get(insert[1].toLowerCase())!.rows.push(...valueRows(insert[2]));
       tableView(insert[1]);
+    } else if (truncate && tables.has(truncate[1].toLowerCase())) {
+      tables.get(truncate[1].toLowerCase())!.rows = [];
+      tableView(truncate[1]);
     } else if (drop) {
       tables.delete(drop[1].toLowerCase());
       views = views.filter((v) => v.name.toLowerCase() !== drop[1].toLowerCase());
       c.skip = 'a DROP: the view is gone for the later queries, and Spark printed nothing to compare';
     } else if (!/^\s*(?:select|with|values|\()/i.test(sql.slice(leadingComments(sql)))) c.skip = 'a statement the harness does not run (it runs queries over views of static data)';
     // A view's or table's entry answers by reading it; a drop answers nothing.
-    return table || insert || view ? { ...c, views } : c;
+    return table || insert || truncate || view ? { ...c, views } : c;
   });
 }
 
@@ -276,7 +281,7 @@ function errorAnswer(e: unknown): WeirAnswer {
  * reading the view.
  */
 export async function weirAnswer(query: string, views: readonly GoldenView[] = [], binary?: BinaryOutputStyle): Promise<WeirAnswer> {
-  const view = /^\s*create\s+(?:or\s+replace\s+)?temp(?:orary)?\s+view\s+(\w+)/i.exec(query) ?? /^\s*(?:create\s+table|insert\s+into)\s+(\w+)/i.exec(query);
+  const view = /^\s*create\s+(?:or\s+replace\s+)?temp(?:orary)?\s+view\s+(\w+)/i.exec(query) ?? /^\s*(?:create\s+table|insert\s+into|truncate\s+table)\s+(\w+)/i.exec(query);
   if (view) {
     const read = await staticAnswer(`SELECT * FROM ${view[1]}`, views, binary);
     return read.output.startsWith('error ') ? read : { output: '' };
@@ -285,7 +290,7 @@ export async function weirAnswer(query: string, views: readonly GoldenView[] = [
   // The query's leading comments stay in its text, after the SELECT that the one-row query writes.
   const comments = leadingComments(query);
   const m = /^select\s+([^]*?)(?:\s+from\s+t)?$/i.exec(query.slice(comments));
-  if (used.length || !m || /\b(?:from|union|except|minus|intersect)\b/i.test(topLevel(m[1]))) return staticAnswer(query, used, binary);
+  if (used.length || !m || /\b(?:from|union|except|minus|intersect)\b/i.test(topLevel(m[1]))) return staticAnswer(query, views, binary);
   try {
     const { row, schema } = await select(`${query.slice(0, comments)}${m[1]}`).catch((e: unknown) => {
       if (!/appears twice/.test((e as Error).message)) throw e;
@@ -312,7 +317,11 @@ function withAliasedItems(query: string): string | undefined {
 
 /** The query over the views it reads: its rows printed one a line, sorted unless it orders them at its top level. */
 async function staticAnswer(query: string, views: readonly GoldenView[], binary?: BinaryOutputStyle): Promise<WeirAnswer> {
-  const used = views.filter((v) => reads(query, v.name) || views.some((w) => w !== v && reads(w.sql, v.name)));
+  // The views it reads, and the views and tables those read (a view of a table), in the file's
+  // order (a Set's loop visits what it adds).
+  const read = new Set(views.filter((v) => reads(query, v.name)));
+  for (const v of read) for (const w of views) if (w !== v && reads(v.sql, w.name)) read.add(w);
+  const used = views.filter((v) => read.has(v));
   const sql = query.replace(/;\s*$/, '');
   const ctes = used.map((v) => `${v.name} AS (${v.sql})`);
   const run = (text: string) => selectStatic(text, ctes).catch(async (e: unknown) => {
