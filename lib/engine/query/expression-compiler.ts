@@ -24,6 +24,7 @@ import type { CallExpr, CallRewrite, CollectionFunctionDef, CompiledExpr, Evalua
 export type { CompiledExpr, EvalContext, Evaluator } from './function-types';
 import { cannotResolveRoutine, REFUSED_FUNCTIONS } from './misc-functions';
 import { compileLike, type LikeMatcher } from './like-matcher';
+import { RecordExpressionError } from '../errors';
 import { compareValues, sqlEquals } from './ordering';
 import { SqlValidationError } from './sql-error';
 import { canCast, castIntegral, castValue, isInterval, isNumeric, unifyTypes, widerTypeForTwo, type ExprType } from './sql-values';
@@ -1348,7 +1349,14 @@ class ExpressionCompiler implements LambdaCompiler {
     const opts = { escape: e.escape, caseInsensitive: e.caseInsensitive };
     const neg = e.negated;
     if (e.pattern.kind === 'literal' && typeof e.pattern.value === 'string') {
-      const match = compileLike(e.pattern.value, opts);
+      let match: LikeMatcher;
+      try {
+        match = compileLike(e.pattern.value, opts);
+      } catch (err) {
+        // A literal pattern Spark refuses is refused with the query, as Spark's analysis does.
+        if (err instanceof RecordExpressionError) this.fail(e, err.message, err.errorClass);
+        throw err;
+      }
       const arg = a.eval;
       return {
         type: 'boolean',
