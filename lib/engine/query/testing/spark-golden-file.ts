@@ -150,7 +150,8 @@ export function goldenCases(name: string): GoldenCase[] {
   return text.split(/^-- !query\n/m).slice(1).map((entry) => {
     const [query, rest] = entry.split(/^-- !query schema\n/m);
     const [schema, output] = rest.split(/^-- !query output\n/m);
-    const out = output.replace(/\n+$/, '');
+    // SQLQueryTestSuite writes the output with its trailing white space cut (replaceAll("\\s+$", "")).
+    const out = output.replace(/\s+$/, '');
     const errorClass = /^\s*"errorClass" : "([^"]+)"/m.exec(out);
     const sql = query.replace(/\n$/, '');
     const c: GoldenCase = {
@@ -257,6 +258,9 @@ function selectItems(list: string): string[] {
   return [...items, list.slice(start)];
 }
 
+/** A select item without its alias (`x AS t`, `x t`'s AS form), which an alias of the harness replaces. */
+const unaliased = (item: string) => item.replace(/\s+as\s+(?:\w+|`[^`]*`)\s*$/i, '');
+
 /** Whether the SQL reads a table of this name (a word of its text outside quotes). */
 const reads = (sql: string, name: string) => new RegExp(`\\b${name}\\b`, 'i').test(sql.replace(/'(?:[^'\\]|\\.)*'/g, "''"));
 
@@ -294,7 +298,7 @@ export async function weirAnswer(query: string, views: readonly GoldenView[] = [
   try {
     const { row, schema } = await select(`${query.slice(0, comments)}${m[1]}`).catch((e: unknown) => {
       if (!/appears twice/.test((e as Error).message)) throw e;
-      return select(selectItems(m[1]).map((item, i) => `${item} AS c${i + 1}`).join(','));
+      return select(selectItems(m[1]).map((item, i) => `${unaliased(item)} AS c${i + 1}`).join(','));
     });
     return { output: schema.map((f) => goldenPrinted(row[f.name], f, binary)).join('\t'), schema };
   } catch (e) {
@@ -312,7 +316,7 @@ function withAliasedItems(query: string): string | undefined {
   if (!select || !from) return undefined;
   const items = selectItems(query.slice(select[0].length, from.index));
   if (items.some((item) => /\*\s*$/.test(item))) return undefined;
-  return `SELECT ${items.map((item, i) => `${item} AS c${i + 1}`).join(', ')}${query.slice(from.index)}`;
+  return `SELECT ${items.map((item, i) => `${unaliased(item)} AS c${i + 1}`).join(', ')}${query.slice(from.index)}`;
 }
 
 /** The query over the views it reads: its rows printed one a line, sorted unless it orders them at its top level. */
