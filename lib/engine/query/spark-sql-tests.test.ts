@@ -21,7 +21,7 @@
 import { describe, expect, it } from 'vitest';
 import { goldenCases, sameColumnTypes, weirAnswer } from './testing/spark-golden-file';
 
-const FILES = ['array', 'arrayJoin', 'binary_base64', 'binary_basic', 'binary_hex', 'bitwise', 'booleanEquality', 'caseWhenCoercion', 'cast', 'ceil-floor-with-scale-param', 'postgreSQL-case', 'postgreSQL-float8', 'postgreSQL-int8', 'postgreSQL-strings', 'comments', 'comparator', 'concat', 'conditional-functions', 'count', 'csv-functions', 'cte', 'cte-nested', 'date', 'date_part', 'datetime-formatting-invalid', 'datetime-parsing', 'datetime-parsing-invalid', 'datetime-special', 'decimalArithmeticOperations', 'double-quoted-identifiers', 'elt', 'except', 'except-all', 'exists-basic', 'exists-outside-filter', 'extract', 'group-analytics', 'group-by', 'group-by-all', 'group-by-filter', 'group-by-ordinal', 'grouping_set', 'having', 'higher-order-functions', 'ifCoercion', 'ilike', 'implicitTypeCasts', 'in-basic', 'in-multiple-columns', 'inConversion', 'inline-table', 'intersect-all', 'interval', 'json-functions', 'like-all', 'like-any', 'limit', 'linear-regression', 'literals', 'map', 'mapZipWith', 'mask-functions', 'math', 'misc-functions', 'natural-join', 'not-in-unit-tests-multi-column', 'null-handling', 'null-propagation', 'operators', 'order-by-all', 'order-by-nulls-ordering', 'order-by-ordinal', 'outer-join', 'percentiles', 'pivot', 'predicate-functions', 'random', 'regexp-functions', 'scalar-subquery-predicate', 'scalar-subquery-select', 'simple-in', 'sql-compatibility-functions', 'string-functions', 'struct', 'table-valued-functions', 'timestamp', 'timestamp-ntz', 'try_arithmetic', 'try_cast', 'try_datetime_functions', 'try_element_at', 'union', 'url-functions', 'using-join', 'widenSetOperationTypes', 'window', 'windowFrameCoercion', 'xml-functions'] as const;
+const FILES = ['array', 'arrayJoin', 'binary_base64', 'binary_basic', 'binary_hex', 'bitwise', 'booleanEquality', 'caseWhenCoercion', 'cast', 'ceil-floor-with-scale-param', 'postgreSQL-case', 'postgreSQL-float8', 'postgreSQL-int4', 'postgreSQL-int8', 'postgreSQL-strings', 'comments', 'comparator', 'concat', 'conditional-functions', 'count', 'csv-functions', 'cte', 'cte-nested', 'date', 'date_part', 'datetime-formatting-invalid', 'datetime-parsing', 'datetime-parsing-invalid', 'datetime-special', 'decimalArithmeticOperations', 'double-quoted-identifiers', 'elt', 'except', 'except-all', 'exists-basic', 'exists-outside-filter', 'extract', 'group-analytics', 'group-by', 'group-by-all', 'group-by-filter', 'group-by-ordinal', 'grouping_set', 'having', 'higher-order-functions', 'ifCoercion', 'ilike', 'implicitTypeCasts', 'in-basic', 'in-multiple-columns', 'inConversion', 'inline-table', 'intersect-all', 'interval', 'json-functions', 'like-all', 'like-any', 'limit', 'linear-regression', 'literals', 'map', 'mapZipWith', 'mask-functions', 'math', 'misc-functions', 'natural-join', 'not-in-unit-tests-multi-column', 'null-handling', 'null-propagation', 'operators', 'order-by-all', 'order-by-nulls-ordering', 'order-by-ordinal', 'outer-join', 'percentiles', 'pivot', 'predicate-functions', 'random', 'regexp-functions', 'scalar-subquery-predicate', 'scalar-subquery-select', 'simple-in', 'sql-compatibility-functions', 'string-functions', 'struct', 'table-valued-functions', 'timestamp', 'timestamp-ntz', 'try_arithmetic', 'try_cast', 'try_datetime_functions', 'try_element_at', 'union', 'url-functions', 'using-join', 'widenSetOperationTypes', 'window', 'windowFrameCoercion', 'xml-functions'] as const;
 
 /** Why Weir answers otherwise. */
 const WHY = {
@@ -855,6 +855,14 @@ const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> 
     "SELECT btrim(binary('\\\\000trim\\\\000'), binary('\\\\000'))": WHY.btrimBinary,
     "SELECT btrim(binary(''), binary('\\\\000'))": WHY.btrimBinary,
     "SELECT btrim(binary('\\\\000trim\\\\000'), binary(''))": WHY.btrimBinary,
+  },
+  "postgreSQL-int4": {
+    "SELECT '' AS five, i.f1, i.f1 * smallint('2') AS x FROM INT4_TBL i": WHY.ansiPostgreSQL,
+    "SELECT '' AS five, i.f1, i.f1 * int('2') AS x FROM INT4_TBL i": WHY.ansiPostgreSQL,
+    "SELECT '' AS five, i.f1, i.f1 + smallint('2') AS x FROM INT4_TBL i": WHY.ansiPostgreSQL,
+    "SELECT '' AS five, i.f1, i.f1 + int('2') AS x FROM INT4_TBL i": WHY.ansiPostgreSQL,
+    "SELECT '' AS five, i.f1, i.f1 - smallint('2') AS x FROM INT4_TBL i": WHY.ansiPostgreSQL,
+    "SELECT '' AS five, i.f1, i.f1 - int('2') AS x FROM INT4_TBL i": WHY.ansiPostgreSQL,
   },
   "postgreSQL-int8": {
     "SELECT '' AS three, q1, q2, q1 * q2 AS multiply FROM INT8_TBL": WHY.ansiPostgreSQL,
