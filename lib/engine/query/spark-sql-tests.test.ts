@@ -21,7 +21,7 @@
 import { describe, expect, it } from 'vitest';
 import { goldenCases, sameColumnTypes, weirAnswer } from './testing/spark-golden-file';
 
-const FILES = ['array', 'arrayJoin', 'binary_base64', 'binary_basic', 'binary_hex', 'bitwise', 'booleanEquality', 'caseWhenCoercion', 'cast', 'ceil-floor-with-scale-param', 'postgreSQL-case', 'postgreSQL-float8', 'postgreSQL-int4', 'postgreSQL-int8', 'postgreSQL-strings', 'comments', 'comparator', 'concat', 'conditional-functions', 'count', 'csv-functions', 'cte', 'cte-nested', 'date', 'date_part', 'datetime-formatting-invalid', 'datetime-parsing', 'datetime-parsing-invalid', 'datetime-special', 'decimalArithmeticOperations', 'double-quoted-identifiers', 'elt', 'except', 'except-all', 'exists-basic', 'exists-outside-filter', 'extract', 'group-analytics', 'group-by', 'group-by-all', 'group-by-filter', 'group-by-ordinal', 'grouping_set', 'having', 'higher-order-functions', 'ifCoercion', 'ilike', 'implicitTypeCasts', 'in-basic', 'in-multiple-columns', 'inConversion', 'inline-table', 'intersect-all', 'interval', 'json-functions', 'like-all', 'like-any', 'limit', 'linear-regression', 'literals', 'map', 'mapZipWith', 'mask-functions', 'math', 'misc-functions', 'natural-join', 'not-in-unit-tests-multi-column', 'null-handling', 'null-propagation', 'operators', 'order-by-all', 'order-by-nulls-ordering', 'order-by-ordinal', 'outer-join', 'percentiles', 'pivot', 'predicate-functions', 'random', 'regexp-functions', 'scalar-subquery-predicate', 'scalar-subquery-select', 'simple-in', 'sql-compatibility-functions', 'string-functions', 'struct', 'table-valued-functions', 'timestamp', 'timestamp-ntz', 'try_arithmetic', 'try_cast', 'try_datetime_functions', 'try_element_at', 'union', 'url-functions', 'using-join', 'widenSetOperationTypes', 'window', 'windowFrameCoercion', 'xml-functions'] as const;
+const FILES = ['array', 'arrayJoin', 'binary_base64', 'binary_basic', 'binary_hex', 'bitwise', 'booleanEquality', 'caseWhenCoercion', 'cast', 'ceil-floor-with-scale-param', 'postgreSQL-case', 'postgreSQL-float4', 'postgreSQL-float8', 'postgreSQL-int4', 'postgreSQL-int8', 'postgreSQL-strings', 'comments', 'comparator', 'concat', 'conditional-functions', 'count', 'csv-functions', 'cte', 'cte-nested', 'date', 'date_part', 'datetime-formatting-invalid', 'datetime-parsing', 'datetime-parsing-invalid', 'datetime-special', 'decimalArithmeticOperations', 'double-quoted-identifiers', 'elt', 'except', 'except-all', 'exists-basic', 'exists-outside-filter', 'extract', 'group-analytics', 'group-by', 'group-by-all', 'group-by-filter', 'group-by-ordinal', 'grouping_set', 'having', 'higher-order-functions', 'ifCoercion', 'ilike', 'implicitTypeCasts', 'in-basic', 'in-multiple-columns', 'inConversion', 'inline-table', 'intersect-all', 'interval', 'json-functions', 'like-all', 'like-any', 'limit', 'linear-regression', 'literals', 'map', 'mapZipWith', 'mask-functions', 'math', 'misc-functions', 'natural-join', 'not-in-unit-tests-multi-column', 'null-handling', 'null-propagation', 'operators', 'order-by-all', 'order-by-nulls-ordering', 'order-by-ordinal', 'outer-join', 'percentiles', 'pivot', 'predicate-functions', 'random', 'regexp-functions', 'scalar-subquery-predicate', 'scalar-subquery-select', 'simple-in', 'sql-compatibility-functions', 'string-functions', 'struct', 'table-valued-functions', 'timestamp', 'timestamp-ntz', 'try_arithmetic', 'try_cast', 'try_datetime_functions', 'try_element_at', 'union', 'url-functions', 'using-join', 'widenSetOperationTypes', 'window', 'windowFrameCoercion', 'xml-functions'] as const;
 
 /** Why Weir answers otherwise. */
 const WHY = {
@@ -86,6 +86,7 @@ const WHY = {
   sameNameKeyOnce: "a join ON two columns of one name (nt1.k = nt3.k) keeps the key once in Weir's row, the left side's (a row holds a column by its name); Spark's SELECT * shows both k columns",
   limitLiteral: "LIMIT takes an INT literal in Weir, which evaluates no expression while it validates a job; Spark evaluates a foldable one (2 + 1, CAST(1 AS INT), CAST(NULL AS INT): INVALID_LIMIT_LIKE_EXPRESSION.IS_NULL)",
   ansiPostgreSQL: "SQLQueryTestSuite runs the postgreSQL/ files with spark.sql.ansi.enabled=true (its PgSQLTest), where Spark raises an error: ARITHMETIC_OVERFLOW for an integer sum or product out of range, CAST_OVERFLOW for a cast out of the target's range, DIVIDE_BY_ZERO, CAST_INVALID_INPUT for a string that is not a number of the type. Weir's SQL is ANSI off and answers as Spark does with it off: the integer wraps, the cast keeps the value's low bits (a DOUBLE's cast saturates), the division or the bad string is NULL",
+  ansiPostgreSQLCoercion: "SQLQueryTestSuite runs the postgreSQL/ files with spark.sql.ansi.enabled=true, whose AnsiTypeCoercion compares a FLOAT with a STRING as DOUBLEs: f1 = '1004.3' compares the FLOAT 1004.3 widened (1004.2999877929688) with 1004.3, unequal. With ANSI off (TypeCoercion, Weir) the STRING is cast to FLOAT and they are equal",
   suiteUdf: "vol (and booleq, boolne) is a UDF that SQLQueryTestSuite registers for the postgreSQL/ files (vol(s) is s, volatile in PostgreSQL); Weir has no such function and refuses the call (UNRESOLVED_ROUTINE)",
   javaCosh: "cosh(1) is 1.543080634815244 in Java's StrictMath.cosh (fdlibm), one ulp from JavaScript's Math.cosh (1.5430806348152437), which Weir's cosh is",
   javaFloat: "a FLOAT printed as its shortest text (Java 19+'s Float.toString, as this file's .java21 copy prints it, 4.56789E15); Spark's run on Java 17 printed 4.5678899E15",
@@ -841,6 +842,19 @@ const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> 
     "SELECT *\n  FROM CASE_TBL a, CASE2_TBL b\n  WHERE COALESCE(a.f, b.i, b.j) = 2": WHY.repeatedOutputName,
     "SELECT '' AS `Two`, *\n  FROM CASE_TBL a, CASE2_TBL b\n  WHERE COALESCE(f,b.i) = 2": WHY.repeatedOutputName,
     "SELECT CASE\n  (CASE vol('bar')\n    WHEN 'foo' THEN 'it was foo!'\n    WHEN vol(null) THEN 'null input'\n    WHEN 'bar' THEN 'it was bar!' END\n  )\n  WHEN 'it was foo!' THEN 'foo recognized'\n  WHEN 'it was bar!' THEN 'bar recognized'\n  ELSE 'unrecognized' END": WHY.suiteUdf,
+  },
+  "postgreSQL-float4": {
+    "SELECT '' AS four, f.* FROM FLOAT4_TBL f WHERE f.f1 <> '1004.3'": WHY.ansiPostgreSQLCoercion,
+    "SELECT '' AS one, f.* FROM FLOAT4_TBL f WHERE f.f1 = '1004.3'": WHY.ansiPostgreSQLCoercion,
+    "SELECT '' AS three, f.* FROM FLOAT4_TBL f WHERE '1004.3' > f.f1": WHY.ansiPostgreSQLCoercion,
+    "SELECT '' AS three, f.* FROM FLOAT4_TBL f WHERE  f.f1 < '1004.3'": WHY.ansiPostgreSQLCoercion,
+    "SELECT float('N A N')": WHY.ansiPostgreSQL,
+    "SELECT float('NaN x')": WHY.ansiPostgreSQL,
+    "SELECT float(' INFINITY    x')": WHY.ansiPostgreSQL,
+    "SELECT float(decimal('nan'))": WHY.ansiPostgreSQL,
+    "SELECT int(float('2147483647'))": WHY.ansiPostgreSQL,
+    "SELECT int(float('-2147483900'))": WHY.ansiPostgreSQL,
+    "SELECT bigint(float('-9223380000000000000'))": WHY.ansiPostgreSQL,
   },
   "postgreSQL-float8": {
     "SELECT double('N A N')": WHY.ansiPostgreSQL,
