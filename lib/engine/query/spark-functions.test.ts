@@ -785,3 +785,10 @@ describe("numbers at the edges, as Spark's postgreSQL/float8 golden file has the
     expect(await one("asinh(CAST('-Infinity' AS DOUBLE))")).toBe(-Infinity);
   });
 });
+
+describe("format_string's argument indexes", () => {
+  it('refuses a literal format that indexes argument 0, as Spark (INVALID_PARAMETER_VALUE.ZERO_INDEX)', async () => {
+    expect(() => compileStreamingQuery("SELECT format_string('%0$s', 'Hello') AS v FROM src", rel)).toThrow(/INVALID_PARAMETER_VALUE\.ZERO_INDEX/);
+    expect(await one("format_string('%1$s', 'Hello')")).toBe('Hello');
+  });
+});
