@@ -282,11 +282,11 @@ export function buildAggregation(c: AggregationClauses, child: LogicalPlan, chil
             `Add it to GROUP BY or wrap it in an aggregate such as min(${col}) or max(${col})`,
           e.pos ?? groupPos,
           where,
-          // Spark's classes: HAVING reads the aggregate's output, taking a column of its input only
-          // when it is grouped by (ResolveMissingReferences), so another is unresolved there; in the
-          // select list, a query without GROUP BY that mixes aggregates and columns, else a column
-          // not grouped by.
-          where === 'HAVING' ? 'UNRESOLVED_COLUMN.WITH_SUGGESTION' : c.grouping.length === 0 && !c.distinct ? 'MISSING_GROUP_BY' : 'MISSING_AGGREGATION',
+          // Spark's classes: HAVING and ORDER BY read the aggregate's output, taking a column of its
+          // input only when it is grouped by (ResolveMissingReferences), so another is unresolved
+          // there; in the select list, a query without GROUP BY that mixes aggregates and columns,
+          // else a column not grouped by.
+          where !== 'the select list' ? 'UNRESOLVED_COLUMN.WITH_SUGGESTION' : c.grouping.length === 0 && !c.distinct ? 'MISSING_GROUP_BY' : 'MISSING_AGGREGATION',
         );
       }
     }
