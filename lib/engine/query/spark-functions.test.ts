@@ -792,3 +792,12 @@ describe("format_string's argument indexes", () => {
     expect(await one("format_string('%1$s', 'Hello')")).toBe('Hello');
   });
 });
+
+describe('sequence of integers', () => {
+  it("is an array of the arguments' wider integer type, as Spark casts them", () => {
+    const typeOf = (sql: string) => compileStreamingQuery(`SELECT ${sql} AS v FROM src`, rel).outputSchema[0].elementType;
+    expect(typeOf('sequence(1, 16, 3)')).toMatchObject({ type: 'long', integral: 32 });
+    expect(typeOf('sequence(CAST(1 AS TINYINT), CAST(5 AS SMALLINT))')).toMatchObject({ type: 'long', integral: 16 });
+    expect(typeOf('sequence(1, 5L)')?.integral).toBeUndefined();
+  });
+});
