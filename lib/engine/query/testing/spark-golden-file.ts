@@ -7,8 +7,9 @@
  *
  * A file's tables are Spark's temporary views of static data: `CREATE [OR REPLACE] TEMPORARY
  * VIEW name [(cols)] AS SELECT …` (of VALUES, or of no table: one row) or `AS VALUES …`, and a
- * `CREATE TABLE name (col type, …) USING …` filled by `INSERT INTO name VALUES …` (and emptied
- * by `TRUNCATE TABLE name`). Each defines
+ * `CREATE TABLE name (col type, …) USING …` filled by `INSERT INTO name VALUES …` or `INSERT INTO
+ * name SELECT …` (of other tables) and emptied by `TRUNCATE TABLE name`, or `CREATE TABLE name
+ * USING … AS SELECT …`. Each defines
  * a view for the file's later queries (goldenCases reads them in order). A query that reads views
  * runs through the engine's path for static data beside a stream: the views are the CTEs of a
  * query that joins the one-row stream with the golden query as a derived table
@@ -113,7 +114,8 @@ function viewSelect(name: string, columns: string | undefined, body: string): st
 
 /** The columns of `CREATE TABLE t (a INT, b DECIMAL(3, 1))`: each name and type. */
 function tableColumns(list: string): { name: string; type: string }[] {
-  return selectItems(list).map((c) => {
+  // A column's `-- comment` to its line's end is no part of it.
+  return selectItems(list.replace(/--[^\n]*/g, '')).map((c) => {
     const m = /^\s*(\S+)\s+([^]+?)\s*$/.exec(c)!;
     return { name: m[1], type: m[2] };
   });
@@ -133,11 +135,19 @@ const SUITE_TABLES: readonly GoldenView[] = [
 export function goldenCases(name: string): GoldenCase[] {
   const text = readFileSync(join(import.meta.dirname, 'sql-tests', `${name}.sql.out`), 'utf8');
   let views: GoldenView[] = [...SUITE_TABLES];
-  const tables = new Map<string, { columns: { name: string; type: string }[]; rows: string[] }>();
+  // A table's rows: those inserted as VALUES, and the queries whose rows were inserted.
+  const tables = new Map<string, { columns: { name: string; type: string }[]; rows: string[]; queries: string[] }>();
   const define = (view: GoldenView) => (views = [...views.filter((v) => v.name.toLowerCase() !== view.name.toLowerCase()), view]);
   const tableView = (table: string) => {
-    const { columns, rows } = tables.get(table.toLowerCase())!;
+    const { columns, rows, queries } = tables.get(table.toLowerCase())!;
     const cast = columns.map((c, i) => `CAST(col${i + 1} AS ${c.type}) AS ${c.name}`).join(', ');
+    if (queries.length) {
+      // Each source's columns by position, as INSERT INTO … SELECT takes them.
+      const names = columns.map((_, i) => `col${i + 1}`).join(', ');
+      const sources = [...(rows.length ? [`SELECT * FROM VALUES ${rows.join(', ')}`] : []), ...queries.map((q, i) => `SELECT * FROM (${q}) AS inserted${i}(${names})`)];
+      define({ name: table, sql: `SELECT ${cast} FROM (${sources.join(' UNION ALL ')}) AS ${table}_rows(${names})` });
+      return;
+    }
     // A table of no rows: one row of NULLs filtered out.
     const values = rows.length ? rows.join(', ') : `(${columns.map(() => 'NULL').join(', ')})`;
     define({ name: table, sql: `SELECT ${cast} FROM VALUES ${values}${rows.length ? '' : ' WHERE false'}` });
@@ -163,8 +173,10 @@ export function goldenCases(name: string): GoldenCase[] {
     };
     const view = /^\s*create\s+(?:or\s+replace\s+)?temp(?:orary)?\s+view\s+(\w+)\s*(?:\(([^)]*)\))?\s+as\s+([^]*?);?\s*$/i.exec(sql);
     const table = /^\s*create\s+table\s+(\w+)\s*\(([^]*)\)\s*using\s+\w+\s*$/i.exec(sql);
+    const tableAs = /^\s*create\s+table\s+(\w+)\s+using\s+\w+\s+as\s+([^]*?)\s*$/i.exec(sql);
     const insert = /^\s*insert\s+into\s+(\w+)\s+values\s*([^]*?)\s*$/i.exec(sql);
     const truncate = /^\s*truncate\s+table\s+(\w+)\s*$/i.exec(sql);
+    const insertQuery = /^\s*insert\s+into\s+(\w+)\s+((?:select|with)\b[^]*?)\s*$/i.exec(sql);
     const drop = /^\s*drop\s+(?:view|table)\s+(?:if\s+exists\s+)?(\w+)\s*$/i.exec(sql);
     const set = /^\s*set\s+([\w.]+)\s*=/i.exec(sql);
     if (set) {
@@ -175,22 +187,27 @@ export function goldenCases(name: string): GoldenCase[] {
     }
     if (settings.size) return { ...c, skip: `answered under SET ${[...settings].join(', ')}, which Weir has no setting for` };
     if (view) define({ name: view[1], sql: viewSelect(view[1], view[2], view[3]) });
+    // CREATE TABLE … AS SELECT: a table of the query's rows, as a view of it.
+    else if (tableAs) define({ name: tableAs[1], sql: tableAs[2] });
     else if (table) {
-      tables.set(table[1].toLowerCase(), { columns: tableColumns(table[2]), rows: [] });
+      tables.set(table[1].toLowerCase(), { columns: tableColumns(table[2]), rows: [], queries: [] });
       tableView(table[1]);
     } else if (insert && tables.has(insert[1].toLowerCase())) {
       tables.get(insert[1].toLowerCase())!.rows.push(...valueRows(insert[2]));
       tableView(insert[1]);
+    } else if (insertQuery && tables.has(insertQuery[1].toLowerCase()) && !reads(insertQuery[2], insertQuery[1])) {
+      tables.get(insertQuery[1].toLowerCase())!.queries.push(insertQuery[2]);
+      tableView(insertQuery[1]);
     } else if (truncate && tables.has(truncate[1].toLowerCase())) {
-      tables.get(truncate[1].toLowerCase())!.rows = [];
+      Object.assign(tables.get(truncate[1].toLowerCase())!, { rows: [], queries: [] });
       tableView(truncate[1]);
     } else if (drop) {
       tables.delete(drop[1].toLowerCase());
       views = views.filter((v) => v.name.toLowerCase() !== drop[1].toLowerCase());
       c.skip = 'a DROP: the view is gone for the later queries, and Spark printed nothing to compare';
-    } else if (!/^\s*(?:select|with|values|\()/i.test(sql.slice(leadingComments(sql)))) c.skip = 'a statement the harness does not run (it runs queries over views of static data)';
+    } else if (!/^\s*(?:select|with|values|\()/i.test(sql.slice(leadingComments(sql))) || /^\s*with\b[^]*\binsert\s+into\b/i.test(sql)) c.skip = 'a statement the harness does not run (it runs queries over views of static data)';
     // A view's or table's entry answers by reading it; a drop answers nothing.
-    return table || insert || truncate || view ? { ...c, views } : c;
+    return table || tableAs || insert || insertQuery || truncate || view ? { ...c, views } : c;
   });
 }
 
