@@ -21,7 +21,7 @@
 import { describe, expect, it } from 'vitest';
 import { goldenCases, sameColumnTypes, weirAnswer } from './testing/spark-golden-file';
 
-const FILES = ['array', 'arrayJoin', 'binary_base64', 'binary_basic', 'binary_hex', 'bitwise', 'booleanEquality', 'caseWhenCoercion', 'cast', 'ceil-floor-with-scale-param', 'postgreSQL-aggregates_part2', 'postgreSQL-boolean', 'postgreSQL-case', 'postgreSQL-comments', 'postgreSQL-date', 'postgreSQL-float4', 'postgreSQL-float8', 'postgreSQL-int2', 'postgreSQL-int4', 'postgreSQL-int8', 'postgreSQL-select_having', 'postgreSQL-select_implicit', 'postgreSQL-strings', 'postgreSQL-text', 'postgreSQL-with', 'comments', 'comparator', 'concat', 'conditional-functions', 'count', 'csv-functions', 'cte', 'cte-nested', 'date', 'date_part', 'datetime-formatting-invalid', 'datetime-parsing', 'datetime-parsing-invalid', 'datetime-special', 'decimalArithmeticOperations', 'double-quoted-identifiers', 'elt', 'except', 'except-all', 'exists-basic', 'exists-outside-filter', 'extract', 'group-analytics', 'group-by', 'group-by-all', 'group-by-filter', 'group-by-ordinal', 'grouping_set', 'having', 'higher-order-functions', 'ifCoercion', 'ilike', 'implicitTypeCasts', 'in-basic', 'in-multiple-columns', 'inConversion', 'inline-table', 'intersect-all', 'interval', 'json-functions', 'like-all', 'like-any', 'limit', 'linear-regression', 'literals', 'map', 'mapZipWith', 'mask-functions', 'math', 'misc-functions', 'natural-join', 'not-in-unit-tests-multi-column', 'null-handling', 'null-propagation', 'operators', 'order-by-all', 'order-by-nulls-ordering', 'order-by-ordinal', 'outer-join', 'percentiles', 'pivot', 'predicate-functions', 'random', 'regexp-functions', 'scalar-subquery-predicate', 'scalar-subquery-select', 'simple-in', 'sql-compatibility-functions', 'string-functions', 'struct', 'table-valued-functions', 'timestamp', 'timestamp-ntz', 'try_arithmetic', 'try_cast', 'try_datetime_functions', 'try_element_at', 'union', 'url-functions', 'using-join', 'widenSetOperationTypes', 'window', 'windowFrameCoercion', 'xml-functions'] as const;
+const FILES = ['array', 'arrayJoin', 'binary_base64', 'binary_basic', 'binary_hex', 'bitwise', 'booleanEquality', 'caseWhenCoercion', 'cast', 'ceil-floor-with-scale-param', 'postgreSQL-aggregates_part2', 'postgreSQL-boolean', 'postgreSQL-case', 'postgreSQL-comments', 'postgreSQL-date', 'postgreSQL-float4', 'postgreSQL-float8', 'postgreSQL-int2', 'postgreSQL-int4', 'postgreSQL-int8', 'postgreSQL-interval', 'postgreSQL-select_having', 'postgreSQL-select_implicit', 'postgreSQL-strings', 'postgreSQL-text', 'postgreSQL-with', 'comments', 'comparator', 'concat', 'conditional-functions', 'count', 'csv-functions', 'cte', 'cte-nested', 'date', 'date_part', 'datetime-formatting-invalid', 'datetime-parsing', 'datetime-parsing-invalid', 'datetime-special', 'decimalArithmeticOperations', 'double-quoted-identifiers', 'elt', 'except', 'except-all', 'exists-basic', 'exists-outside-filter', 'extract', 'group-analytics', 'group-by', 'group-by-all', 'group-by-filter', 'group-by-ordinal', 'grouping_set', 'having', 'higher-order-functions', 'ifCoercion', 'ilike', 'implicitTypeCasts', 'in-basic', 'in-multiple-columns', 'inConversion', 'inline-table', 'intersect-all', 'interval', 'json-functions', 'like-all', 'like-any', 'limit', 'linear-regression', 'literals', 'map', 'mapZipWith', 'mask-functions', 'math', 'misc-functions', 'natural-join', 'not-in-unit-tests-multi-column', 'null-handling', 'null-propagation', 'operators', 'order-by-all', 'order-by-nulls-ordering', 'order-by-ordinal', 'outer-join', 'percentiles', 'pivot', 'predicate-functions', 'random', 'regexp-functions', 'scalar-subquery-predicate', 'scalar-subquery-select', 'simple-in', 'sql-compatibility-functions', 'string-functions', 'struct', 'table-valued-functions', 'timestamp', 'timestamp-ntz', 'try_arithmetic', 'try_cast', 'try_datetime_functions', 'try_element_at', 'union', 'url-functions', 'using-join', 'widenSetOperationTypes', 'window', 'windowFrameCoercion', 'xml-functions'] as const;
 
 /** Why Weir answers otherwise. */
 const WHY = {
@@ -92,7 +92,7 @@ const WHY = {
   formatZeroIndexClass: "this copy's Spark (3.0) printed the AnalysisException without an error class (The argument_index of string format cannot contain position 0$); Weir refuses the format with Spark 3.4+'s class, INVALID_PARAMETER_VALUE.ZERO_INDEX",
   analysisNoClass: "this copy's Spark (3.3 or before) printed the AnalysisException without an error class (GROUP BY position 3 is not in select list …, Reference 'b' is ambiguous …, Table or view not found: outermost); Weir refuses the query with Spark 3.4+'s class (GROUP_BY_POS_OUT_OF_RANGE, AMBIGUOUS_REFERENCE, TABLE_OR_VIEW_NOT_FOUND)",
   insertUnderWith: "the harness does not run the file's INSERT under a WITH (with test as (select 42) insert into test select * from test), so its table test has no rows here; Spark's has the row 42",
-  legacyIntervalDiff: "SQLQueryTestSuite runs the postgreSQL/ files with spark.sql.legacy.interval.enabled=true, which makes DATE - DATE the legacy CalendarInterval (-2 years -10 months), a type Weir does not have; Weir answers as Spark 3.2+ does without it, an INTERVAL DAY (-1035 00:00:00.000000000)",
+  legacyIntervalPostgreSQL: "SQLQueryTestSuite runs the postgreSQL/ files with spark.sql.legacy.interval.enabled=true, which makes an interval literal and DATE - DATE the legacy CalendarInterval (16 minutes 39 seconds, -2 years -10 months), a type Weir does not have; Weir answers as Spark 3.2+ does without it, with an ANSI interval of the same length (0 00:16:39.000000000, -1035 00:00:00.000000000)",
   specialDate: "DATE 'epoch', 'today', 'yesterday' and 'tomorrow' (Spark's special date values, which its parser reads in a typed literal) are refused by Weir as INVALID_TYPED_LITERAL; and their difference here is the legacy CalendarInterval of spark.sql.legacy.interval.enabled, which Weir has no type for",
   suiteUdf: "vol (and booleq, boolne) is a UDF that SQLQueryTestSuite registers for the postgreSQL/ files (vol(s) is s, volatile in PostgreSQL); Weir has no such function and refuses the call (UNRESOLVED_ROUTINE)",
   javaCosh: "cosh(1) is 1.543080634815244 in Java's StrictMath.cosh (fdlibm), one ulp from JavaScript's Math.cosh (1.5430806348152437), which Weir's cosh is",
@@ -871,7 +871,7 @@ const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> 
     "SELECT date 'tomorrow' - date 'today' AS `One day`": WHY.specialDate,
     "SELECT date 'today' - date 'yesterday' AS `One day`": WHY.specialDate,
     "SELECT date 'tomorrow' - date 'yesterday' AS `Two days`": WHY.specialDate,
-    "SELECT f1 - date '2000-01-01' AS `Days From 2K` FROM DATE_TBL": WHY.legacyIntervalDiff,
+    "SELECT f1 - date '2000-01-01' AS `Days From 2K` FROM DATE_TBL": WHY.legacyIntervalPostgreSQL,
   },
   "postgreSQL-float4": {
     "SELECT '' AS four, f.* FROM FLOAT4_TBL f WHERE f.f1 <> '1004.3'": WHY.ansiPostgreSQLCoercion,
@@ -893,6 +893,22 @@ const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> 
     "SELECT double(decimal('nan'))": WHY.ansiPostgreSQL,
     "SELECT cosh(double('1'))": WHY.javaCosh,
     "SELECT bigint(double('-9223372036854780000'))": WHY.ansiPostgreSQL,
+  },
+  "postgreSQL-interval": {
+    "SELECT interval '999' second": WHY.legacyIntervalPostgreSQL,
+    "SELECT interval '999' minute": WHY.legacyIntervalPostgreSQL,
+    "SELECT interval '999' hour": WHY.legacyIntervalPostgreSQL,
+    "SELECT interval '999' day": WHY.legacyIntervalPostgreSQL,
+    "SELECT interval '999' month": WHY.legacyIntervalPostgreSQL,
+    "SELECT interval '1' year": WHY.legacyIntervalPostgreSQL,
+    "SELECT interval '2' month": WHY.legacyIntervalPostgreSQL,
+    "SELECT interval '3' day": WHY.legacyIntervalPostgreSQL,
+    "SELECT interval '4' hour": WHY.legacyIntervalPostgreSQL,
+    "SELECT interval '5' minute": WHY.legacyIntervalPostgreSQL,
+    "SELECT interval '6' second": WHY.legacyIntervalPostgreSQL,
+    "SELECT interval '1-2' year to month": WHY.legacyIntervalPostgreSQL,
+    "SELECT interval '1 2:03' day to minute": WHY.legacyIntervalPostgreSQL,
+    "SELECT interval '1 2:03:04' day to second": WHY.legacyIntervalPostgreSQL,
   },
   "postgreSQL-select_having": {
     "SELECT 1 AS one FROM test_having WHERE 1/a = 1 HAVING 1 < 2": WHY.ansiPostgreSQL,
