@@ -602,8 +602,9 @@ function sortsOutputColumn(e: Expression, out: readonly string[]): string | unde
 
 /**
  * LIMIT's row count, checked as Spark's CheckAnalysis checks a limit-like expression (foldable,
- * an INT, not NULL, not negative: INVALID_LIMIT_LIKE_EXPRESSION). Weir evaluates no expression
- * while it validates a job, so a foldable one other than a literal (`2 + 1`) is refused.
+ * an INT, not NULL, not negative: INVALID_LIMIT_LIKE_EXPRESSION). The planner has already folded
+ * integer arithmetic and casts over literals (QueryPlanner.foldedLimit); Weir evaluates no other
+ * expression while it validates a job, so any other foldable one is refused.
  */
 function limitValue(e: Expression, pos: SqlPosition | undefined): number {
   const invalid = (sub: string, detail: string) => new SqlValidationError(

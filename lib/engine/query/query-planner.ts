@@ -15,7 +15,7 @@
 import { unsupportedOperation } from '../errors';
 import type { Expr, SqlPosition } from './expression';
 import { exprToString } from './expression';
-import { compileExpression, widenSetOperationColumn, widerTypeWithoutStringPromotion } from './expression-compiler';
+import { compileExpression, typeOfCompiled, widenSetOperationColumn, widerTypeWithoutStringPromotion } from './expression-compiler';
 import { duplicateColumn, ExpressionBuilder, lineColumn, writtenColumnName, type Scope } from './expression-builder';
 import { generatorOutput, GENERATORS, TABLE_FUNCTIONS } from './generators';
 import { children, firstStreamingRelation, isDeterministicPlan, relationOutput, type LogicalPlan, type NamedExpr, type StreamingRelation } from './logical-plan';
@@ -335,7 +335,7 @@ class QueryPlanner {
         let repartition: Extract<UnresolvedPlan, { kind: 'RepartitionByExpression' }> | undefined;
         let inner: UnresolvedPlan = u;
         if (inner.kind === 'Limit') {
-          limit = { expr: inner.limitExpr, pos: inner.pos };
+          limit = { expr: this.foldedLimit(inner.limitExpr), pos: inner.pos };
           inner = inner.child;
         }
         if (inner.kind === 'Offset') throw unsupportedOperation('Offset is not supported on streaming DataFrames/Datasets');
@@ -825,6 +825,26 @@ class QueryPlanner {
     }
     const { plan: generate, output } = this.resolved({ kind: 'Generate', generator, output: [WINDOW_COLUMN], child: plan });
     return { plan: generate, schema: output };
+  }
+
+  /**
+   * A LIMIT of integer arithmetic and casts over literals (`LIMIT 2 + 1`, `LIMIT CAST(1 AS INT)`)
+   * evaluated to its literal, as Spark folds a limit-like expression before CheckAnalysis checks
+   * it. Only such bounded work runs while a job validates; anything else is left for
+   * buildSortAndLimit to judge.
+   */
+  private foldedLimit(e: Expression): Expression {
+    const arithmetic = (x: Expression): boolean =>
+      x.kind === 'Literal' ||
+      (x.kind === 'Cast' && arithmetic(x.child)) ||
+      ((x.kind === 'UnaryMinus' || x.kind === 'UnaryPositive') && arithmetic(x.child)) ||
+      (x.kind === 'BinaryOperator' && (x.op === 'Add' || x.op === 'Subtract' || x.op === 'Multiply') && arithmetic(x.left) && arithmetic(x.right));
+    if (e.kind === 'Literal' || !arithmetic(e)) return e;
+    const compiled = compileExpression(this.builder([], []).build(e), []);
+    const t = typeOfCompiled(compiled);
+    if (t.type !== 'long' || t.integral !== 32) return e;
+    const v = compiled.eval({}, { batchTimestampMs: 0 });
+    return { kind: 'Literal', value: v === null ? null : BigInt(v as number | bigint), dataType: IntegerType, pos: e.pos };
   }
 
   private builder(qualifiers: readonly string[], schema: Schema, scope?: Pick<Scope, 'sides' | 'merged' | 'metadataColumn'>): ExpressionBuilder {
