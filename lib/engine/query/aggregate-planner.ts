@@ -191,7 +191,7 @@ export function buildAggregation(c: AggregationClauses, child: LogicalPlan, chil
       );
     }
     const within = withinGroup(n);
-    let args = within ? within.args.map((a) => builder.build(a)) : positionalArguments(name, n.arguments, n.pos).map((a) => builder.build(a));
+    let args = within ? within.args.map((a) => builder.build(a)) : positionalArguments(name, n.arguments, n.pos).flatMap((a) => builder.argument(a));
     if (within) args.push({ kind: 'literal', value: within.reverse, type: 'boolean', pos });
     if (n.isDistinct && !c.batch) {
       throw unsupportedOperation('Distinct aggregations are not supported on streaming DataFrames/Datasets. Consider using approx_count_distinct() instead.', { aggregate: `${name}(DISTINCT ${args.map(exprToString).join(', ')})` });

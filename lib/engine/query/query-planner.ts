@@ -721,6 +721,9 @@ class QueryPlanner {
     }
     if (isAggregation(clauses)) {
       checkStarWithGroupByPosition(items, grouping, groupPos);
+      // A star in an aggregate's arguments (count(t.*), count(DISTINCT *)): its columns, as Spark's
+      // ResolveReferences expands a star in a function's arguments.
+      builder.expandStar = (star) => this.starExprs(star, qualifiers, schema, from.scope);
       // `SELECT DISTINCT *` (or `*` with a GROUP BY of every column): the star's columns, each
       // then a grouping key like any column written out.
       const expanded = items.flatMap((i): Expression[] => (i.kind !== 'UnresolvedStar' ? [i]
@@ -1499,6 +1502,13 @@ class QueryPlanner {
     return (side ? [...side.values()] : inputSchema.map((f) => f.name)).filter((c) => !c.startsWith(HIDDEN_SCALAR_SUBQUERY) && !c.startsWith(WINDOW_COLUMN_PREFIX)).map((column) => ({ column }));
   }
 
+  /** What a star in a function's arguments stands for: its columns (a struct's fields for `s.*`). */
+  private starExprs(star: Extract<Expression, { kind: 'UnresolvedStar' }>, qualifiers: readonly string[], inputSchema: Schema, scope?: Pick<Scope, 'sides' | 'merged'>): Expr[] {
+    return this.starColumns(star, qualifiers, inputSchema, scope).map(({ column, field }): Expr => (field === undefined
+      ? { kind: 'column', name: column }
+      : { kind: 'field', arg: { kind: 'column', name: column }, field }));
+  }
+
   private subquery(u: UnresolvedPlan, ctes: ReadonlyMap<string, LogicalPlan>): FromItem {
     const { plan, output } = this.resolved(this.plan(u, ctes));
     return { plan, schema: output, qualifiers: [], scope: { metadataColumn: false } };
@@ -1515,7 +1525,7 @@ class QueryPlanner {
       this.starColumns(e, qualifiers, inputSchema, scope).map(({ column, field }) => (field === undefined
         ? { expr: { kind: 'column', name: column }, name: builder.outputName(column) }
         : { expr: { kind: 'field', arg: { kind: 'column', name: column }, field }, name: field }));
-    builder.expandStar = (star) => starColumns(star).map((c) => c.expr);
+    builder.expandStar = (star) => this.starExprs(star, qualifiers, inputSchema, scope);
     for (const item of items) {
       const alias = item.kind === 'Alias' ? [item.name] : item.kind === 'MultiAlias' ? item.names : undefined;
       const e = item.kind === 'Alias' || item.kind === 'MultiAlias' ? item.child : item;
