@@ -21,7 +21,7 @@
 import { describe, expect, it } from 'vitest';
 import { goldenCases, sameColumnTypes, weirAnswer } from './testing/spark-golden-file';
 
-const FILES = ['array', 'arrayJoin', 'binary_base64', 'binary_basic', 'binary_hex', 'bitwise', 'booleanEquality', 'caseWhenCoercion', 'cast', 'ceil-floor-with-scale-param', 'comments', 'comparator', 'concat', 'conditional-functions', 'count', 'csv-functions', 'cte', 'cte-nested', 'date', 'date_part', 'datetime-formatting-invalid', 'datetime-parsing', 'datetime-parsing-invalid', 'datetime-special', 'decimalArithmeticOperations', 'division', 'double-quoted-identifiers', 'elt', 'except', 'except-all', 'exists-basic', 'exists-outside-filter', 'extract', 'group-analytics', 'group-by', 'group-by-all', 'group-by-filter', 'group-by-ordinal', 'grouping_set', 'having', 'higher-order-functions', 'ifCoercion', 'ilike', 'implicitTypeCasts', 'in-basic', 'in-multiple-columns', 'inConversion', 'inline-table', 'intersect-all', 'interval', 'json-functions', 'like-all', 'like-any', 'limit', 'linear-regression', 'literals', 'map', 'mapZipWith', 'mask-functions', 'math', 'misc-functions', 'natural-join', 'not-in-unit-tests-multi-column', 'null-handling', 'null-propagation', 'operators', 'order-by-all', 'order-by-nulls-ordering', 'order-by-ordinal', 'outer-join', 'percentiles', 'pivot', 'predicate-functions', 'promoteStrings', 'random', 'regexp-functions', 'scalar-subquery-predicate', 'scalar-subquery-select', 'simple-in', 'sql-compatibility-functions', 'string-functions', 'stringCastAndExpressions', 'struct', 'table-valued-functions', 'timestamp', 'timestamp-ntz', 'try_arithmetic', 'try_cast', 'try_datetime_functions', 'try_element_at', 'union', 'url-functions', 'using-join', 'widenSetOperationTypes', 'window', 'windowFrameCoercion', 'xml-functions'] as const;
+const FILES = ['array', 'arrayJoin', 'binaryComparison', 'binary_base64', 'binary_basic', 'binary_hex', 'bitwise', 'booleanEquality', 'caseWhenCoercion', 'cast', 'ceil-floor-with-scale-param', 'comments', 'comparator', 'concat', 'conditional-functions', 'count', 'csv-functions', 'cte', 'cte-nested', 'date', 'date_part', 'datetime-formatting-invalid', 'datetime-parsing', 'datetime-parsing-invalid', 'datetime-special', 'decimalArithmeticOperations', 'division', 'double-quoted-identifiers', 'elt', 'except', 'except-all', 'exists-basic', 'exists-outside-filter', 'extract', 'group-analytics', 'group-by', 'group-by-all', 'group-by-filter', 'group-by-ordinal', 'grouping_set', 'having', 'higher-order-functions', 'ifCoercion', 'ilike', 'implicitTypeCasts', 'in-basic', 'in-multiple-columns', 'inConversion', 'inline-table', 'intersect-all', 'interval', 'json-functions', 'like-all', 'like-any', 'limit', 'linear-regression', 'literals', 'map', 'mapZipWith', 'mask-functions', 'math', 'misc-functions', 'natural-join', 'not-in-unit-tests-multi-column', 'null-handling', 'null-propagation', 'operators', 'order-by-all', 'order-by-nulls-ordering', 'order-by-ordinal', 'outer-join', 'percentiles', 'pivot', 'predicate-functions', 'promoteStrings', 'random', 'regexp-functions', 'scalar-subquery-predicate', 'scalar-subquery-select', 'simple-in', 'sql-compatibility-functions', 'string-functions', 'stringCastAndExpressions', 'struct', 'table-valued-functions', 'timestamp', 'timestamp-ntz', 'try_arithmetic', 'try_cast', 'try_datetime_functions', 'try_element_at', 'union', 'url-functions', 'using-join', 'widenSetOperationTypes', 'window', 'windowFrameCoercion', 'xml-functions'] as const;
 
 /** Why Weir answers otherwise. */
 const WHY = {
@@ -76,6 +76,7 @@ const WHY = {
   xmlDataSource: "from_xml, schema_of_xml and to_xml (Spark 4's functions of its XML data source) are not supported: Weir refuses them as unknown functions (UNRESOLVED_ROUTINE); its XML functions are the XPath ones (xpath, xpath_string, …)",
   csvBinaryOutputStyle: "to_csv writes a BINARY field as its base64 text with padding: Weir's SQL has no spark.sql.binaryOutputStyle, which this file sets, and Spark 4's CSV writer (UnivocityGenerator) formats a BINARY by it as the printed result does",
   ansiTypeCoercion: "this copy's Spark 4 ran the typeCoercion/native files with ANSI on (its CAST_INVALID_INPUT names spark.sql.ansi.enabled): AnsiTypeCoercion widens an integer beside a FLOAT to a DOUBLE and casts a STRING to the other side's type (a BIGINT beside an integer, a DOUBLE beside a FLOAT, DOUBLE or DECIMAL, else that BINARY, BOOLEAN, DATE or TIMESTAMP, where '1' then fails). Weir answers as TypeCoercion with ANSI off (Spark 3.x's copies of these files): the FLOAT, a STRING beside a number, DATE or TIMESTAMP, and DATA_DIFF_TYPES for a STRING beside a BINARY or a BOOLEAN",
+  ansiIntToBinary: "this copy's Spark 4 ran the file with ANSI on, which refuses CAST(1 AS BINARY), an INT cast to BINARY (DATATYPE_MISMATCH.CAST_WITH_CONF_SUGGESTION: allowed with spark.sql.ansi.enabled false); Weir's SQL is ANSI off and casts the INT to its four bytes (00 00 00 01), compared with the string's bytes, as Spark 3.x's copies of the file answer",
   inNoErrorClass: "this copy's Spark (before 3.4) printed the AnalysisException without an error class (cannot resolve … Arguments must be same type but were: …); Weir refuses the IN with DATATYPE_MISMATCH.DATA_DIFF_TYPES, the class Spark 3.4+ gives it",
   ansiArrayConcat: "this copy's Spark ran the typeCoercion/native files with ANSI on: its AnsiTypeCoercion casts the STRING array's elements to DATE for string_array1 || data_array2, failing on 'a' (CAST_INVALID_INPUT); with ANSI off (TypeCoercion, Weir) an ARRAY<STRING> beside an ARRAY<DATE> widens to ARRAY<STRING> and the row is answered",
   windowFrameNoErrorClass: "this copy's Spark (before 3.4) printed the AnalysisException without an error class; Weir refuses the frame with Spark 3.4+'s class: DATATYPE_MISMATCH.SPECIFIED_WINDOW_FRAME_UNACCEPTED_TYPE for the bound WindowFrameCoercion casts to a STRING, BINARY or BOOLEAN key, RANGE_FRAME_INVALID_TYPE for an INT bound beside a TIMESTAMP key",
@@ -90,6 +91,32 @@ const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> 
   array: {
   },
   arrayJoin: {},
+  binaryComparison: {
+    "SELECT cast(1 as binary) = '1' FROM t": WHY.ansiIntToBinary,
+    "SELECT cast(1 as binary) > '2' FROM t": WHY.ansiIntToBinary,
+    "SELECT cast(1 as binary) >= '2' FROM t": WHY.ansiIntToBinary,
+    "SELECT cast(1 as binary) < '2' FROM t": WHY.ansiIntToBinary,
+    "SELECT cast(1 as binary) <= '2' FROM t": WHY.ansiIntToBinary,
+    "SELECT cast(1 as binary) <> '2' FROM t": WHY.ansiIntToBinary,
+    "SELECT cast(1 as binary) = cast(null as string) FROM t": WHY.ansiIntToBinary,
+    "SELECT cast(1 as binary) > cast(null as string) FROM t": WHY.ansiIntToBinary,
+    "SELECT cast(1 as binary) >= cast(null as string) FROM t": WHY.ansiIntToBinary,
+    "SELECT cast(1 as binary) < cast(null as string) FROM t": WHY.ansiIntToBinary,
+    "SELECT cast(1 as binary) <= cast(null as string) FROM t": WHY.ansiIntToBinary,
+    "SELECT cast(1 as binary) <> cast(null as string) FROM t": WHY.ansiIntToBinary,
+    "SELECT '1' = cast(1 as binary) FROM t": WHY.ansiIntToBinary,
+    "SELECT '2' > cast(1 as binary) FROM t": WHY.ansiIntToBinary,
+    "SELECT '2' >= cast(1 as binary) FROM t": WHY.ansiIntToBinary,
+    "SELECT '2' < cast(1 as binary) FROM t": WHY.ansiIntToBinary,
+    "SELECT '2' <= cast(1 as binary) FROM t": WHY.ansiIntToBinary,
+    "SELECT '2' <> cast(1 as binary) FROM t": WHY.ansiIntToBinary,
+    "SELECT cast(null as string) = cast(1 as binary) FROM t": WHY.ansiIntToBinary,
+    "SELECT cast(null as string) > cast(1 as binary) FROM t": WHY.ansiIntToBinary,
+    "SELECT cast(null as string) >= cast(1 as binary) FROM t": WHY.ansiIntToBinary,
+    "SELECT cast(null as string) < cast(1 as binary) FROM t": WHY.ansiIntToBinary,
+    "SELECT cast(null as string) <= cast(1 as binary) FROM t": WHY.ansiIntToBinary,
+    "SELECT cast(null as string) <> cast(1 as binary) FROM t": WHY.ansiIntToBinary,
+  },
   bitwise: {
   },
   booleanEquality: {},
