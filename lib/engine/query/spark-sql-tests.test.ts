@@ -21,7 +21,7 @@
 import { describe, expect, it } from 'vitest';
 import { goldenCases, sameColumnTypes, weirAnswer } from './testing/spark-golden-file';
 
-const FILES = ['array', 'arrayJoin', 'binaryComparison', 'binary_base64', 'binary_basic', 'binary_hex', 'bitwise', 'booleanEquality', 'caseWhenCoercion', 'cast', 'ceil-floor-with-scale-param', 'comments', 'comparator', 'concat', 'conditional-functions', 'count', 'csv-functions', 'cte', 'cte-nested', 'date', 'date_part', 'datetime-formatting-invalid', 'datetime-parsing', 'datetime-parsing-invalid', 'datetime-special', 'decimalArithmeticOperations', 'division', 'double-quoted-identifiers', 'elt', 'except', 'except-all', 'exists-basic', 'exists-outside-filter', 'extract', 'group-analytics', 'group-by', 'group-by-all', 'group-by-filter', 'group-by-ordinal', 'grouping_set', 'having', 'higher-order-functions', 'ifCoercion', 'ilike', 'implicitTypeCasts', 'in-basic', 'in-multiple-columns', 'inConversion', 'inline-table', 'intersect-all', 'interval', 'json-functions', 'like-all', 'like-any', 'limit', 'linear-regression', 'literals', 'map', 'mapZipWith', 'mask-functions', 'math', 'misc-functions', 'natural-join', 'not-in-unit-tests-multi-column', 'null-handling', 'null-propagation', 'operators', 'order-by-all', 'order-by-nulls-ordering', 'order-by-ordinal', 'outer-join', 'percentiles', 'pivot', 'predicate-functions', 'promoteStrings', 'random', 'regexp-functions', 'scalar-subquery-predicate', 'scalar-subquery-select', 'simple-in', 'sql-compatibility-functions', 'string-functions', 'stringCastAndExpressions', 'struct', 'table-valued-functions', 'timestamp', 'timestamp-ntz', 'try_arithmetic', 'try_cast', 'try_datetime_functions', 'try_element_at', 'union', 'url-functions', 'using-join', 'widenSetOperationTypes', 'window', 'windowFrameCoercion', 'xml-functions'] as const;
+const FILES = ['array', 'arrayJoin', 'binaryComparison', 'binary_base64', 'binary_basic', 'binary_hex', 'bitwise', 'booleanEquality', 'caseWhenCoercion', 'cast', 'ceil-floor-with-scale-param', 'comments', 'comparator', 'concat', 'conditional-functions', 'count', 'csv-functions', 'cte', 'cte-nested', 'date', 'date_part', 'dateTimeOperations', 'datetime-formatting-invalid', 'datetime-parsing', 'datetime-parsing-invalid', 'datetime-special', 'decimalArithmeticOperations', 'division', 'double-quoted-identifiers', 'elt', 'except', 'except-all', 'exists-basic', 'exists-outside-filter', 'extract', 'group-analytics', 'group-by', 'group-by-all', 'group-by-filter', 'group-by-ordinal', 'grouping_set', 'having', 'higher-order-functions', 'ifCoercion', 'ilike', 'implicitTypeCasts', 'in-basic', 'in-multiple-columns', 'inConversion', 'inline-table', 'intersect-all', 'interval', 'json-functions', 'like-all', 'like-any', 'limit', 'linear-regression', 'literals', 'map', 'mapZipWith', 'mask-functions', 'math', 'misc-functions', 'natural-join', 'not-in-unit-tests-multi-column', 'null-handling', 'null-propagation', 'operators', 'order-by-all', 'order-by-nulls-ordering', 'order-by-ordinal', 'outer-join', 'percentiles', 'pivot', 'predicate-functions', 'promoteStrings', 'random', 'regexp-functions', 'scalar-subquery-predicate', 'scalar-subquery-select', 'simple-in', 'sql-compatibility-functions', 'string-functions', 'stringCastAndExpressions', 'struct', 'table-valued-functions', 'timestamp', 'timestamp-ntz', 'try_arithmetic', 'try_cast', 'try_datetime_functions', 'try_element_at', 'union', 'url-functions', 'using-join', 'widenSetOperationTypes', 'window', 'windowFrameCoercion', 'xml-functions'] as const;
 
 /** Why Weir answers otherwise. */
 const WHY = {
@@ -77,6 +77,8 @@ const WHY = {
   csvBinaryOutputStyle: "to_csv writes a BINARY field as its base64 text with padding: Weir's SQL has no spark.sql.binaryOutputStyle, which this file sets, and Spark 4's CSV writer (UnivocityGenerator) formats a BINARY by it as the printed result does",
   ansiTypeCoercion: "this copy's Spark 4 ran the typeCoercion/native files with ANSI on (its CAST_INVALID_INPUT names spark.sql.ansi.enabled): AnsiTypeCoercion widens an integer beside a FLOAT to a DOUBLE and casts a STRING to the other side's type (a BIGINT beside an integer, a DOUBLE beside a FLOAT, DOUBLE or DECIMAL, else that BINARY, BOOLEAN, DATE or TIMESTAMP, where '1' then fails). Weir answers as TypeCoercion with ANSI off (Spark 3.x's copies of these files): the FLOAT, a STRING beside a number, DATE or TIMESTAMP, and DATA_DIFF_TYPES for a STRING beside a BINARY or a BOOLEAN",
   ansiIntToBinary: "this copy's Spark 4 ran the file with ANSI on, which refuses CAST(1 AS BINARY), an INT cast to BINARY (DATATYPE_MISMATCH.CAST_WITH_CONF_SUGGESTION: allowed with spark.sql.ansi.enabled false); Weir's SQL is ANSI off and casts the INT to its four bytes (00 00 00 01), compared with the string's bytes, as Spark 3.x's copies of the file answer",
+  timeAddNoErrorClass: "this copy's Spark (3.2's development) printed the AnalysisException without an error class (argument 1 requires timestamp type); Weir refuses a number, BINARY or BOOLEAN plus or minus an INTERVAL DAY with DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE, the class Spark 3.4+ gives TimeAdd's operand",
+  dateAddDayInterval: "this copy's Spark (3.2's development) added an INTERVAL DAY to a DATE as to its midnight, a TIMESTAMP; Spark 3.2.0+ adds the days to the DATE (DateAdd with ExtractANSIIntervalDays), a DATE, as Weir does",
   inNoErrorClass: "this copy's Spark (before 3.4) printed the AnalysisException without an error class (cannot resolve … Arguments must be same type but were: …); Weir refuses the IN with DATATYPE_MISMATCH.DATA_DIFF_TYPES, the class Spark 3.4+ gives it",
   ansiArrayConcat: "this copy's Spark ran the typeCoercion/native files with ANSI on: its AnsiTypeCoercion casts the STRING array's elements to DATE for string_array1 || data_array2, failing on 'a' (CAST_INVALID_INPUT); with ANSI off (TypeCoercion, Weir) an ARRAY<STRING> beside an ARRAY<DATE> widens to ARRAY<STRING> and the row is answered",
   windowFrameNoErrorClass: "this copy's Spark (before 3.4) printed the AnalysisException without an error class; Weir refuses the frame with Spark 3.4+'s class: DATATYPE_MISMATCH.SPECIFIED_WINDOW_FRAME_UNACCEPTED_TYPE for the bound WindowFrameCoercion casts to a STRING, BINARY or BOOLEAN key, RANGE_FRAME_INVALID_TYPE for an INT bound beside a TIMESTAMP key",
@@ -850,6 +852,38 @@ const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> 
   "simple-in": {},
   promoteStrings: {},
   stringCastAndExpressions: {},
+  dateTimeOperations: {
+    "select cast(1 as tinyint) + interval 2 day": WHY.timeAddNoErrorClass,
+    "select cast(1 as smallint) + interval 2 day": WHY.timeAddNoErrorClass,
+    "select cast(1 as int) + interval 2 day": WHY.timeAddNoErrorClass,
+    "select cast(1 as bigint) + interval 2 day": WHY.timeAddNoErrorClass,
+    "select cast(1 as float) + interval 2 day": WHY.timeAddNoErrorClass,
+    "select cast(1 as double) + interval 2 day": WHY.timeAddNoErrorClass,
+    "select cast(1 as decimal(10, 0)) + interval 2 day": WHY.timeAddNoErrorClass,
+    "select cast('1' as binary) + interval 2 day": WHY.timeAddNoErrorClass,
+    "select cast(1 as boolean) + interval 2 day": WHY.timeAddNoErrorClass,
+    "select interval 2 day + cast(1 as tinyint)": WHY.timeAddNoErrorClass,
+    "select interval 2 day + cast(1 as smallint)": WHY.timeAddNoErrorClass,
+    "select interval 2 day + cast(1 as int)": WHY.timeAddNoErrorClass,
+    "select interval 2 day + cast(1 as bigint)": WHY.timeAddNoErrorClass,
+    "select interval 2 day + cast(1 as float)": WHY.timeAddNoErrorClass,
+    "select interval 2 day + cast(1 as double)": WHY.timeAddNoErrorClass,
+    "select interval 2 day + cast(1 as decimal(10, 0))": WHY.timeAddNoErrorClass,
+    "select interval 2 day + cast('1' as binary)": WHY.timeAddNoErrorClass,
+    "select interval 2 day + cast(1 as boolean)": WHY.timeAddNoErrorClass,
+    "select cast(1 as tinyint) - interval 2 day": WHY.timeAddNoErrorClass,
+    "select cast(1 as smallint) - interval 2 day": WHY.timeAddNoErrorClass,
+    "select cast(1 as int) - interval 2 day": WHY.timeAddNoErrorClass,
+    "select cast(1 as bigint) - interval 2 day": WHY.timeAddNoErrorClass,
+    "select cast(1 as float) - interval 2 day": WHY.timeAddNoErrorClass,
+    "select cast(1 as double) - interval 2 day": WHY.timeAddNoErrorClass,
+    "select cast(1 as decimal(10, 0)) - interval 2 day": WHY.timeAddNoErrorClass,
+    "select cast('1' as binary) - interval 2 day": WHY.timeAddNoErrorClass,
+    "select cast(1 as boolean) - interval 2 day": WHY.timeAddNoErrorClass,
+    "select cast('2017-12-11 09:30:00' as date) + interval 2 day": WHY.dateAddDayInterval,
+    "select interval 2 day + cast('2017-12-11 09:30:00' as date)": WHY.dateAddDayInterval,
+    "select cast('2017-12-11 09:30:00' as date) - interval 2 day": WHY.dateAddDayInterval,
+  },
 };
 
 for (const file of FILES) {
