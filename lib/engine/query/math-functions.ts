@@ -329,7 +329,7 @@ function pmodIntegral(bits: IntegralBits | undefined, a: Long, n: Long): Long | 
  */
 const pmodOperands: FunctionDef['replacement'] = (call, c) => {
   const read = call.args.map((a) => c.compile(a)).map((a): TypeInfo => (a.type === 'string' ? { type: 'double' } : a));
-  const wrong = read.find((a) => !isNumeric(a.type) && a.type !== 'decimal' && a.type !== 'null');
+  const wrong = read.find((a) => !isNumeric(a.type) && a.type !== 'decimal');
   if (!wrong || read.length !== 2) return undefined;
   const [l, r] = read.map(typeText);
   const todo = `pmod() needs numbers, got ${read.map((a) => a.type).join(' and ')}.`;
