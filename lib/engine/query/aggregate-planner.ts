@@ -191,7 +191,7 @@ export function buildAggregation(c: AggregationClauses, child: LogicalPlan, chil
       );
     }
     const within = withinGroup(n);
-    let args = within ? within.args.map((a) => builder.build(a)) : positionalArguments(name, n.arguments, n.pos).map((a) => builder.build(a));
+    let args = within ? within.args.map((a) => builder.build(a)) : positionalArguments(name, n.arguments, n.pos).flatMap((a) => builder.argument(a));
     if (within) args.push({ kind: 'literal', value: within.reverse, type: 'boolean', pos });
     if (n.isDistinct && !c.batch) {
       throw unsupportedOperation('Distinct aggregations are not supported on streaming DataFrames/Datasets. Consider using approx_count_distinct() instead.', { aggregate: `${name}(DISTINCT ${args.map(exprToString).join(', ')})` });
@@ -605,8 +605,9 @@ function sortsOutputColumn(e: Expression, out: readonly string[]): string | unde
 
 /**
  * LIMIT's row count, checked as Spark's CheckAnalysis checks a limit-like expression (foldable,
- * an INT, not NULL, not negative: INVALID_LIMIT_LIKE_EXPRESSION). Weir evaluates no expression
- * while it validates a job, so a foldable one other than a literal (`2 + 1`) is refused.
+ * an INT, not NULL, not negative: INVALID_LIMIT_LIKE_EXPRESSION). The planner has already folded
+ * integer arithmetic and casts over literals (QueryPlanner.foldedLimit); Weir evaluates no other
+ * expression while it validates a job, so any other foldable one is refused.
  */
 function limitValue(e: Expression, pos: SqlPosition | undefined): number {
   const invalid = (sub: string, detail: string) => new SqlValidationError(

@@ -983,12 +983,14 @@ class ExpressionCompiler implements LambdaCompiler {
     if (t !== 'boolean' && t !== 'null') this.fail(e, `Expected a boolean, got ${t}`);
   }
 
-  /** Compiles `x`; a string literal compared with a timestamp or a date is read as one. */
+  /**
+   * Compiles `x`; a string literal compared with a timestamp or a date is read as one, NULL where
+   * its text is none (Spark's cast with ANSI off: `DATE '2024-01-01' = 'soon'` is NULL).
+   */
   private coerceTo(x: Expr, target: ExprType): CompiledExpr {
     const c = this.compile(x);
     if ((target === 'timestamp' || target === 'date') && c.type === 'string' && x.kind === 'literal') {
       const v = castValue(x.value, 'string', target);
-      if (v === null) this.fail(x, `'${x.value}' is not a ${target} (use '${target === 'date' ? 'YYYY-MM-DD' : 'YYYY-MM-DD HH:MM:SS'}')`);
       return { type: target, eval: () => v };
     }
     return c;

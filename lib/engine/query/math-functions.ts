@@ -13,7 +13,7 @@ import { isStr, nums, unified } from './function-args';
 import type { CompiledExpr, FunctionDef } from './function-types';
 import { isNumeric } from './sql-values';
 import { bigOf, LONG_MAX, LONG_MIN, longFromDouble, narrowArithmeticOrNull, toLong, wrapToWidth, type IntegralBits, type Long } from './long';
-import { decimalOperand, integralWidth, widensToFloat, type TypeInfo } from './data-types';
+import { decimalOperand, integralWidth, typeText, widensToFloat, type TypeInfo } from './data-types';
 import { nullSafeBinary, nullSafeUnary } from './datetime-arithmetic';
 import { arithmetic, bounded, decimalFromDouble, decimalFromLong, LONG_DECIMAL, pow10, rescale, resultType, type DecimalType } from './decimal';
 import { asFloat } from './float';
@@ -325,6 +325,21 @@ function pmodIntegral(bits: IntegralBits | undefined, a: Long, n: Long): Long | 
 }
 
 /**
+ * Spark's Pmod is a BinaryArithmetic: its operands, a STRING read as a DOUBLE (PromoteStrings),
+ * must be numbers, and are refused as the arithmetic operators refuse them: BINARY_OP_DIFF_TYPES
+ * where the two types differ (pmod('1', true): DOUBLE and BOOLEAN), else BINARY_OP_WRONG_TYPE.
+ */
+const pmodOperands: FunctionDef['replacement'] = (call, c) => {
+  const read = call.args.map((a) => c.compile(a)).map((a): TypeInfo => (a.type === 'string' ? { type: 'double' } : a));
+  const wrong = read.find((a) => !isNumeric(a.type) && a.type !== 'decimal');
+  if (!wrong || read.length !== 2) return undefined;
+  const [l, r] = read.map(typeText);
+  const todo = `pmod() needs numbers, got ${read.map((a) => a.type).join(' and ')}.`;
+  if (l !== r) c.mismatch(call, 'BINARY_OP_DIFF_TYPES', `the left and right operands of the binary operator have incompatible types ("${l}" and "${r}").`, todo);
+  return c.mismatch(call, 'BINARY_OP_WRONG_TYPE', `the binary operator requires the input type "NUMERIC", not "${typeText(wrong)}".`, todo);
+};
+
+/**
  * pmod of integers (exact, of the wider one's width), of FLOATs (a FLOAT), and of a decimal and
  * a decimal, an integer or NULL (Spark's DecimalPrecision: Remainder's type, pmod(1Y, 1BD) a
  * DECIMAL(3,0), NULL where the result does not fit it).
@@ -522,7 +537,7 @@ export const MATH_FUNCTIONS: Record<string, FunctionDef> = {
   // Spark's Pmod: r = x % n, and (r + n) % n where r is negative (pmod(-7, -3) is -1); of
   // integers and FLOATs, pmodTyped's. Of two untyped NULLs a DOUBLE, NUMERIC's default.
   pmod: {
-    min: 2, max: 2, typed: pmodTyped, type: (a) => nums(a) ?? (a.every((t) => t === 'long' || t === 'null') && a.some((t) => t === 'long') ? 'long' : 'double'),
+    min: 2, max: 2, replacement: pmodOperands, typed: pmodTyped, type: (a) => nums(a) ?? (a.every((t) => t === 'long' || t === 'null') && a.some((t) => t === 'long') ? 'long' : 'double'),
     impl: ([x, y]) => { const n = y as number; if (n === 0) return null; const r = (x as number) % n; return r < 0 ? (r + n) % n : r; },
   },
   // Spark's ShiftLeft, ShiftRight, ShiftRightUnsigned of a BIGINT: Java's 64-bit shifts (the
