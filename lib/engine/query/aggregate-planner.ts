@@ -207,7 +207,7 @@ export function buildAggregation(c: AggregationClauses, child: LogicalPlan, chil
       );
     }
     const within = withinGroup(n);
-    let args = within ? within.args.map((a) => builder.build(a)) : positionalArguments(name, n.arguments, n.pos).map((a) => builder.build(a));
+    let args = within ? within.args.map((a) => builder.build(a)) : positionalArguments(name, n.arguments, n.pos).flatMap((a) => builder.argument(a));
     if (within) args.push({ kind: 'literal', value: within.reverse, type: 'boolean', pos });
     // Spark 4's Mode is an inverse distribution function, which takes no DISTINCT.
     if (n.isDistinct && name === 'mode') {
@@ -315,8 +315,11 @@ export function buildAggregation(c: AggregationClauses, child: LogicalPlan, chil
             `Add it to GROUP BY or wrap it in an aggregate such as min(${col}) or max(${col})`,
           e.pos ?? groupPos,
           where,
-          // Spark's classes: a query without GROUP BY that mixes aggregates and columns, else a column not grouped by.
-          c.grouping.length === 0 && !c.distinct ? 'MISSING_GROUP_BY' : 'MISSING_AGGREGATION',
+          // Spark's classes: HAVING and ORDER BY read the aggregate's output, taking a column of its
+          // input only when it is grouped by (ResolveMissingReferences), so another is unresolved
+          // there; in the select list, a query without GROUP BY that mixes aggregates and columns,
+          // else a column not grouped by.
+          where !== 'the select list' ? 'UNRESOLVED_COLUMN.WITH_SUGGESTION' : c.grouping.length === 0 && !c.distinct ? 'MISSING_GROUP_BY' : 'MISSING_AGGREGATION',
         );
       }
     }
@@ -636,8 +639,9 @@ function sortsOutputColumn(e: Expression, out: readonly string[]): string | unde
 
 /**
  * LIMIT's row count, checked as Spark's CheckAnalysis checks a limit-like expression (foldable,
- * an INT, not NULL, not negative: INVALID_LIMIT_LIKE_EXPRESSION). Weir evaluates no expression
- * while it validates a job, so a foldable one other than a literal (`2 + 1`) is refused.
+ * an INT, not NULL, not negative: INVALID_LIMIT_LIKE_EXPRESSION). The planner has already folded
+ * integer arithmetic and casts over literals (QueryPlanner.foldedLimit); Weir evaluates no other
+ * expression while it validates a job, so any other foldable one is refused.
  */
 function limitValue(e: Expression, pos: SqlPosition | undefined): number {
   const invalid = (sub: string, detail: string) => new SqlValidationError(

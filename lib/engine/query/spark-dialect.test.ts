@@ -338,6 +338,12 @@ describe('lateral column aliases', () => {
     expect(await runUpdate("SELECT upper(s) AS u, sum(x) AS t FROM src GROUP BY u HAVING u = 'B' AND t > 1", rows)).toEqual([{ u: 'B', t: 5 }]);
     // `id` is an input column: read as it, which is neither grouped nor aggregated.
     expect(failure('SELECT s, count(*) AS id FROM src GROUP BY s HAVING id > 1').message).toMatch(/'id' in HAVING is neither present in the group by/);
+    // Spark resolves HAVING and ORDER BY against the aggregate's output, and an input column not
+    // grouped by is not there (postgreSQL/select_having.sql: SELECT 1 AS one FROM test_having
+    // HAVING a > 1; select_implicit.sql: SELECT count(*) FROM … GROUP BY a ORDER BY b).
+    expect(failure('SELECT s, count(*) AS c FROM src GROUP BY s HAVING x > 1').errorClass).toBe('UNRESOLVED_COLUMN.WITH_SUGGESTION');
+    expect(failure('SELECT count(*) AS c FROM src GROUP BY s ORDER BY x').errorClass).toBe('UNRESOLVED_COLUMN.WITH_SUGGESTION');
+    expect(failure('SELECT x FROM src HAVING count(*) > 1').errorClass).toBe('MISSING_GROUP_BY');
   });
 
   it('refuses an alias read inside an aggregate function, as Spark does', () => {
