@@ -15,7 +15,7 @@
 import { unsupportedOperation } from '../errors';
 import type { Expr, SqlPosition } from './expression';
 import { exprToString } from './expression';
-import { compileExpression, widenSetOperationColumn, widerTypeWithoutStringPromotion } from './expression-compiler';
+import { compileExpression, typeOfCompiled, widenSetOperationColumn, widerTypeWithoutStringPromotion } from './expression-compiler';
 import { duplicateColumn, ExpressionBuilder, lineColumn, writtenColumnName, type Scope } from './expression-builder';
 import { generatorOutput, GENERATORS, TABLE_FUNCTIONS } from './generators';
 import { children, firstStreamingRelation, isDeterministicPlan, relationOutput, type LogicalPlan, type NamedExpr, type StreamingRelation } from './logical-plan';
@@ -368,7 +368,7 @@ class QueryPlanner {
         let repartition: Extract<UnresolvedPlan, { kind: 'RepartitionByExpression' }> | undefined;
         let inner: UnresolvedPlan = u;
         if (inner.kind === 'Limit') {
-          limit = { expr: inner.limitExpr, pos: inner.pos };
+          limit = { expr: this.foldedLimit(inner.limitExpr), pos: inner.pos };
           inner = inner.child;
         }
         if (inner.kind === 'Offset') throw unsupportedOperation('Offset is not supported on streaming DataFrames/Datasets');
@@ -756,6 +756,9 @@ class QueryPlanner {
     }
     if (isAggregation(clauses)) {
       checkStarWithGroupByPosition(items, grouping, groupPos);
+      // A star in an aggregate's arguments (count(t.*), count(DISTINCT *)): its columns, as Spark's
+      // ResolveReferences expands a star in a function's arguments.
+      builder.expandStar = (star) => this.starExprs(star, qualifiers, schema, from.scope);
       // `SELECT DISTINCT *` (or `*` with a GROUP BY of every column): the star's columns, each
       // then a grouping key like any column written out.
       const expanded = items.flatMap((i): Expression[] => (i.kind !== 'UnresolvedStar' ? [i]
@@ -860,6 +863,26 @@ class QueryPlanner {
     }
     const { plan: generate, output } = this.resolved({ kind: 'Generate', generator, output: [WINDOW_COLUMN], child: plan });
     return { plan: generate, schema: output };
+  }
+
+  /**
+   * A LIMIT of integer arithmetic and casts over literals (`LIMIT 2 + 1`, `LIMIT CAST(1 AS INT)`)
+   * evaluated to its literal, as Spark folds a limit-like expression before CheckAnalysis checks
+   * it. Only such bounded work runs while a job validates; anything else is left for
+   * buildSortAndLimit to judge.
+   */
+  private foldedLimit(e: Expression): Expression {
+    const arithmetic = (x: Expression): boolean =>
+      x.kind === 'Literal' ||
+      (x.kind === 'Cast' && arithmetic(x.child)) ||
+      ((x.kind === 'UnaryMinus' || x.kind === 'UnaryPositive') && arithmetic(x.child)) ||
+      (x.kind === 'BinaryOperator' && (x.op === 'Add' || x.op === 'Subtract' || x.op === 'Multiply') && arithmetic(x.left) && arithmetic(x.right));
+    if (e.kind === 'Literal' || !arithmetic(e)) return e;
+    const compiled = compileExpression(this.builder([], []).build(e), []);
+    const t = typeOfCompiled(compiled);
+    if (t.type !== 'long' || t.integral !== 32) return e;
+    const v = compiled.eval({}, { batchTimestampMs: 0 });
+    return { kind: 'Literal', value: v === null ? null : BigInt(v as number | bigint), dataType: IntegerType, pos: e.pos };
   }
 
   private builder(qualifiers: readonly string[], schema: Schema, scope?: Pick<Scope, 'sides' | 'merged' | 'metadataColumn'>): ExpressionBuilder {
@@ -1595,13 +1618,15 @@ class QueryPlanner {
    * Spark's ResolveSubqueryColumnAliases does, a Project above it.
    */
   private columnAliases(u: Extract<UnresolvedPlan, { kind: 'UnresolvedSubqueryColumnAliases' }>, ctes: ReadonlyMap<string, LogicalPlan>): LogicalPlan {
-    const { plan, output } = this.resolved(this.plan(u.child, ctes));
+    // A join in brackets (`(a JOIN b ON …) t(x, y)`) is the subquery of its columns, as in FROM.
+    const child = u.child.kind === 'Join' ? selectAll(u.child, u.child.pos) : u.child;
+    const { plan, output } = this.resolved(this.plan(child, ctes));
     const names = u.outputColumnNames;
     if (names.length !== output.length) {
       throw new SqlValidationError(
         `Number of column aliases does not match number of columns. Number of column aliases: ${names.length}; number of columns: ${output.length}. ` +
           `Name each of ${output.map((f) => f.name).join(', ')} in the alias list, or alias the columns inside the subquery instead`,
-        lineColumn(u.pos), 'column aliases',
+        lineColumn(u.pos), 'column aliases', '_LEGACY_ERROR_TEMP_1028',
       );
     }
     const seen = new Set<string>();
@@ -1623,11 +1648,24 @@ class QueryPlanner {
       const t = e.target.join('.');
       const struct = inputSchema.find((x) => x.name.toLowerCase() === t.toLowerCase());
       const fields = struct?.type === 'window' ? [{ name: 'start' }, { name: 'end' }] : struct?.type === 'struct' ? (struct.fields ?? []) : undefined;
-      if (!struct || !fields) throw new SqlValidationError(`Unknown table, alias or struct column "${t}" in ${t}.*`, pos, '*');
+      if (!struct) {
+        throw new SqlValidationError(
+          `Cannot resolve \`${t}\`.* given input columns ${inputSchema.map((f) => `\`${f.name}\``).join(', ')}: no table, alias or struct column is named ${t}`,
+          pos, '*', 'CANNOT_RESOLVE_STAR_EXPAND',
+        );
+      }
+      if (!fields) throw new SqlValidationError(`Unknown table, alias or struct column "${t}" in ${t}.*`, pos, '*');
       return fields.map((fld) => ({ column: struct.name, field: fld.name }));
     }
     const side = e.target && scope?.sides?.get(e.target[0].toLowerCase());
     return (side ? [...side.values()] : inputSchema.map((f) => f.name)).filter((c) => !c.startsWith(HIDDEN_SCALAR_SUBQUERY) && !c.startsWith(WINDOW_COLUMN_PREFIX)).map((column) => ({ column }));
+  }
+
+  /** What a star in a function's arguments stands for: its columns (a struct's fields for `s.*`). */
+  private starExprs(star: Extract<Expression, { kind: 'UnresolvedStar' }>, qualifiers: readonly string[], inputSchema: Schema, scope?: Pick<Scope, 'sides' | 'merged'>): Expr[] {
+    return this.starColumns(star, qualifiers, inputSchema, scope).map(({ column, field }): Expr => (field === undefined
+      ? { kind: 'column', name: column }
+      : { kind: 'field', arg: { kind: 'column', name: column }, field }));
   }
 
   private subquery(u: UnresolvedPlan, ctes: ReadonlyMap<string, LogicalPlan>): FromItem {
@@ -1646,7 +1684,7 @@ class QueryPlanner {
       this.starColumns(e, qualifiers, inputSchema, scope).map(({ column, field }) => (field === undefined
         ? { expr: { kind: 'column', name: column }, name: builder.outputName(column) }
         : { expr: { kind: 'field', arg: { kind: 'column', name: column }, field }, name: field }));
-    builder.expandStar = (star) => starColumns(star).map((c) => c.expr);
+    builder.expandStar = (star) => this.starExprs(star, qualifiers, inputSchema, scope);
     for (const item of items) {
       const alias = item.kind === 'Alias' ? [item.name] : item.kind === 'MultiAlias' ? item.names : undefined;
       const e = item.kind === 'Alias' || item.kind === 'MultiAlias' ? item.child : item;
