@@ -197,6 +197,38 @@ describe("NOT IN and [NOT] EXISTS over a static table (Spark's RewritePredicateS
     expect((await run(sql)).rows).toEqual(['1:5']);
   });
 
+  it('EXISTS ignores its ORDER BY and DISTINCT, and a GROUP BY without HAVING has a row where its input has one', async () => {
+    const sql = 'SELECT e.id, e.s AS label FROM events e WHERE EXISTS (SELECT DISTINCT max(c.price) FROM codes c WHERE c.code = e.k GROUP BY c.label ORDER BY c.label)';
+    expect((await run(sql)).rows).toEqual(['1:5', '2:12']);
+    expect((await run(sql.replace('WHERE EXISTS', 'WHERE NOT EXISTS'))).rows).toEqual(['3:five', '4:null']);
+  });
+
+  it('EXISTS of an aggregate without GROUP BY is true for every row: it has one row, whatever its input (the count bug)', async () => {
+    expect((await run('SELECT e.id, e.s AS label FROM events e WHERE EXISTS (SELECT count(*) FROM codes c WHERE c.code = e.k)')).rows).toEqual(['1:5', '2:12', '3:five', '4:null']);
+    expect((await run('SELECT e.id, e.s AS label FROM events e WHERE NOT EXISTS (SELECT count(*) + 1 FROM codes c WHERE c.code = e.k)')).rows).toEqual([]);
+    expect((await run('SELECT e.id, EXISTS (SELECT sum(c.price) FROM codes c WHERE c.code = e.k) AS label FROM events e')).rows).toEqual(['1:true', '2:true', '3:true', '4:true']);
+  });
+
+  it('EXISTS of LIMIT 0 is false, of another LIMIT its query\'s; an uncorrelated set operation is the semi join with its rows', async () => {
+    expect((await run('SELECT e.id, e.s AS label FROM events e WHERE EXISTS (SELECT 1 FROM codes c WHERE c.code = e.k LIMIT 0)')).rows).toEqual([]);
+    expect((await run('SELECT e.id, e.s AS label FROM events e WHERE EXISTS (SELECT 1 FROM codes c WHERE c.code = e.k ORDER BY c.price DESC LIMIT 1)')).rows).toEqual(['1:5', '2:12']);
+    expect((await run('SELECT e.id, e.s AS label FROM events e WHERE e.id < 3 AND EXISTS (SELECT code FROM codes WHERE code > 10 LIMIT 1)')).rows).toEqual(['1:5', '2:12']);
+    expect((await run('SELECT e.id, e.s AS label FROM events e WHERE NOT EXISTS (SELECT code FROM codes WHERE code > 100 UNION SELECT code FROM codes WHERE code < 0)')).rows).toEqual(['1:5', '2:12', '3:five', '4:null']);
+    expect((await run('SELECT e.id, e.s AS label FROM events e WHERE EXISTS (SELECT code FROM codes INTERSECT SELECT code FROM codes WHERE code = 5)')).rows).toEqual(['1:5', '2:12', '3:five', '4:null']);
+  });
+
+  it('a subquery in an EXISTS subquery\'s WHERE filters its table first, the correlated conjuncts joining it', async () => {
+    const sql = 'SELECT e.id, e.s AS label FROM events e WHERE EXISTS (SELECT 1 FROM codes c WHERE c.code = e.k AND EXISTS (SELECT 1 FROM codes d WHERE d.code = c.code AND d.price > 2))';
+    expect((await run(sql)).rows).toEqual(['2:12']);
+    expect((await run(sql.replace('WHERE EXISTS', 'WHERE NOT EXISTS'))).rows).toEqual(['1:5', '3:five', '4:null']);
+  });
+
+  it('EXISTS over a join of static tables is the semi join with that join, its WHERE read by table and column', async () => {
+    const sql = 'SELECT e.id, e.s AS label FROM events e WHERE EXISTS (SELECT c.label FROM codes c JOIN codes d ON d.code = c.code WHERE c.code = e.k AND d.price > 2)';
+    expect((await run(sql)).rows).toEqual(['2:12']);
+    expect((await run(sql.replace('WHERE EXISTS', 'WHERE NOT EXISTS'))).rows).toEqual(['1:5', '3:five', '4:null']);
+  });
+
   it('in the select list, EXISTS and IN are the counts of the rows that decide them (an existence join): true, false or NULL', async () => {
     // codes holds 5, 12 and a NULL code: 6 is NULL there (not found beside a NULL), a NULL k too.
     expect((await run('SELECT e.id, e.k IN (SELECT code FROM codes) AS label FROM events e')).rows).toEqual(['1:true', '2:true', '3:null', '4:null']);
@@ -231,5 +263,40 @@ describe("NOT IN and [NOT] EXISTS over a static table (Spark's RewritePredicateS
 
   it('(a, b) IN a subquery of another number of columns is DATATYPE_MISMATCH.IN_SUBQUERY_LENGTH_MISMATCH', async () => {
     await expect(run('SELECT e.id, e.s AS label FROM events e WHERE (k, s) IN (SELECT code FROM codes)')).rejects.toThrow(/^\[DATATYPE_MISMATCH\.IN_SUBQUERY_LENGTH_MISMATCH\] .*Left hand side columns\(length: 2\): \["k", "s"\], right hand side columns\(length: 1\): \["code"\]\. Select as many/);
+  });
+
+  it('a correlated IN over GROUP BY joins its aggregation grouped by the correlated column too', async () => {
+    // Only event 3's s ('five') is a label: its code 5, less 2, is its id.
+    const r = await run('SELECT e.id, e.s AS label FROM events e WHERE id IN (SELECT max(code) - 2 FROM codes c WHERE c.label = e.s GROUP BY c.price)');
+    expect(r.rows).toEqual(['3:five']);
+  });
+
+  it('a correlated (a, b) IN joins on each pair and the WHERE; NOT IN keeps a row no WHERE pair equals', async () => {
+    // Event 1's (5, 1.50) is code 5's (5, 1.5); event 4's s is NULL, so the WHERE pairs it with no row.
+    const sql = (op: string) => `SELECT e.id, e.s AS label FROM events e WHERE (k, amt) ${op} (SELECT code, price FROM codes c WHERE c.code IS NOT NULL AND c.label <> e.s ORDER BY code)`;
+    expect((await run(sql('IN'))).rows).toEqual(['1:5']);
+    expect((await run(sql('NOT IN'))).rows).toEqual(['2:12', '3:five', '4:null']);
+  });
+
+  it("an inner join's ON conjunct x IN (SELECT …) is WHERE's, the semi join over the join", async () => {
+    // codes less 4: 1, 8 and NULL; of the joined events 1 and 2, only 1 is among them.
+    expect((await run('SELECT e.id, c.label FROM events e JOIN codes c ON e.k = c.code AND e.id IN (SELECT code - 4 FROM codes)')).rows).toEqual(['1:five']);
+  });
+
+  it('x [NOT] IN (SELECT <literal>) reads the one-row relation as its static side', async () => {
+    expect((await run('SELECT e.id, e.s AS label FROM events e WHERE k IN (SELECT 5)')).rows).toEqual(['1:5']);
+    expect((await run('SELECT e.id, e.s AS label FROM events e WHERE k NOT IN (SELECT 5)')).rows).toEqual(['2:12', '3:five']);
+  });
+
+  it('x IN an aggregation without GROUP BY is x = that scalar subquery: its count over no rows is 0', async () => {
+    // Events 3 and 4 have no code (6, NULL): the count is 0.
+    expect((await run('SELECT e.id, e.s AS label FROM events e WHERE 0 IN (SELECT count(*) FROM codes c WHERE c.code = e.k)')).rows).toEqual(['3:five', '4:null']);
+  });
+
+  it('an IN under OR reads its value from the outer row, a column of the name of the subquery\'s own', async () => {
+    // codes: 5, 12 and NULL; event 3's 6 is NULL IN them, event 4 is kept by the OR.
+    expect((await run('WITH c AS (SELECT code AS k FROM codes) SELECT e.id, e.s AS label FROM events e WHERE e.id = 4 OR k IN (SELECT k FROM c)')).rows).toEqual(['1:5', '2:12', '4:null']);
+    // Event 4's (NULL, NULL) is unknown on both pairs of every row, the others equal none.
+    expect((await run('SELECT e.id, e.s AS label FROM events e WHERE e.id = 1 OR (k, s) NOT IN (SELECT code, label FROM codes)')).rows).toEqual(['1:5', '2:12', '3:five']);
   });
 });

@@ -83,6 +83,9 @@ describe("Spark's examples", () => {
     ['any(x > 5)', xs(1, 2, 3), false],
     ['median(x)', xs(0, 10), 5],
     ['mode(x)', xs(0, 10, 10), 10],
+    // Spark 4's mode(x, deterministic): true gives the least of tied values, false any of them.
+    ['mode(x, true)', xs(-10, 0, 10), -10],
+    ['mode(x, false)', xs(0, 10, 10), 10],
     ['percentile_approx(x, array(0.5, 0.4, 0.1), 100)', xs(0, 1, 2, 10), [1, 1, 0]],
     ['approx_percentile(x, 0.5, 100)', xs(0, 6, 7, 9, 10), 7],
     ['try_sum(n)', [10, 15, 20].map((n) => ({ n })), 45],
@@ -179,13 +182,15 @@ describe('aggregate semantics', () => {
     expect(await one('count(x, y)', pairs([1, 1], [null, 1], [1, null], [2, 2]))).toBe(2);
   });
 
-  it('try_sum and try_avg are NULL once the sum leaves BIGINT, and stay NULL; sum and avg of doubles as usual', async () => {
+  it('try_sum is NULL once the sum leaves BIGINT, and stays NULL; try_avg sums in a DOUBLE; sum and avg of doubles as usual', async () => {
     const big = 2 ** 62;
     // Exact to the last digit: a BIGINT past 2^53 is a bigint (query/long.ts).
     expect(await one('try_sum(n)', [{ n: 2n ** 62n }, { n: 2n ** 62n - 1024n }])).toBe(2n ** 63n - 1024n);
     expect(await one('try_sum(n)', [{ n: big }, { n: big }])).toBeNull();
     expect(await one('try_sum(n)', [{ n: big }, { n: big }, { n: -big }, { n: -big }], 2)).toBeNull();
-    expect(await one('try_avg(n)', [{ n: big }, { n: big }])).toBeNull();
+    // Spark's Average sums an integer in a DOUBLE (its try_aggregates.sql: try_avg of 9223372036854775807L and 1L is 4.6116860184273879E18).
+    expect(await one('try_avg(n)', [{ n: big }, { n: big }])).toBe(big);
+    expect(await one('try_avg(n)', [{ n: 2n ** 63n - 1n }, { n: 1 }])).toBe(2 ** 62);
     expect(await one('try_avg(n)', [{ n: -big }, { n: -big + 1024 }])).toBe(-big + 512);
     expect(await one('try_sum(x)', xs(0.5, 0.25))).toBe(0.75);
     expect(await one('try_avg(x)', xs(0.5, 0.25))).toBe(0.375);
@@ -195,12 +200,15 @@ describe('aggregate semantics', () => {
     const q = runner(
       'SELECT collect_list(s) AS l, collect_set(n) AS cs, first(ts) AS f, max_by(s, n) AS mb, count_if(b) AS ci, bool_or(b) AS bo, ' +
         'stddev(n) AS sd, try_sum(n) AS ts_, try_avg(n) AS ta, median(n) AS med, mode(s) AS mo, percentile_approx(ts, 0.5) AS p, ' +
-        'percentile_approx(n, array(0.1, 0.9)) AS ps, first(CAST(x AS DECIMAL(7, 2))) AS fd, try_sum(CAST(x AS DECIMAL(7, 2))) AS sd2 FROM t',
+        'percentile_approx(n, array(0.1, 0.9)) AS ps, first(CAST(x AS DECIMAL(7, 2))) AS fd, try_sum(CAST(x AS DECIMAL(7, 2))) AS sd2, ' +
+        'sum(NULL) AS sn, try_sum(NULL) AS tsn FROM t',
     );
     const types = Object.fromEntries(q.outputSchema().map((f) => [f.name, f.type === 'array' ? `array<${f.elementType!.type}>` : f.type === 'decimal' ? `decimal(${f.precision},${f.scale})` : f.type]));
     expect(types).toEqual({
       l: 'array<string>', cs: 'array<long>', f: 'timestamp', mb: 'string', ci: 'long', bo: 'boolean', sd: 'double', ts_: 'long', ta: 'double',
       med: 'double', mo: 'string', p: 'timestamp', ps: 'array<long>', fd: 'decimal(7,2)', sd2: 'decimal(17,2)',
+      // NULL sums as a DOUBLE: Spark casts it to NumericType's default.
+      sn: 'double', tsn: 'double',
     });
   });
 
@@ -293,5 +301,11 @@ describe('aggregate errors say what to do', () => {
     expect(refused('SELECT max_by(x, map(s, y)) FROM t')).toMatch(/max_by\(\) needs a value it can order, not MAP<STRING, DOUBLE>/);
     expect(refused('SELECT max(named_struct(\'m\', map(s, y))) FROM t')).toMatch(/max\(\) needs a value it can order/);
     expect(refused('SELECT count(DISTINCT x, y) FROM t')).toMatch(/Distinct aggregations are not supported on streaming DataFrames\/Datasets/);
+    // mode's flag is a BOOLEAN literal, and mode takes no DISTINCT, as Spark 4's Mode checks them.
+    expect(refused("SELECT mode(x, 'true') FROM t")).toMatch(/^\[UNEXPECTED_INPUT_TYPE\] The second parameter of the function `mode` requires the "BOOLEAN" type, however it has the type "STRING"/);
+    expect(refused('SELECT mode(x, NULL) FROM t')).toMatch(/^\[DATATYPE_MISMATCH.UNEXPECTED_NULL\]/);
+    expect(refused('SELECT mode(x, b) FROM t')).toMatch(/^\[NON_FOLDABLE_ARGUMENT\] The function `mode` requires the parameter `deterministic` to be a foldable expression/);
+    expect(refused('SELECT mode(DISTINCT x) FROM t')).toMatch(/^\[INVALID_INVERSE_DISTRIBUTION_FUNCTION.DISTINCT_UNSUPPORTED\]/);
+    expect(refused('SELECT mode() FROM t')).toMatch(/^\[INVALID_INVERSE_DISTRIBUTION_FUNCTION.WITHIN_GROUP_MISSING\]/);
   });
 });

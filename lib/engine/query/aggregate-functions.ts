@@ -362,7 +362,7 @@ export const AGGREGATE_FUNCTIONS: Readonly<Record<string, { min: number; max: nu
   bit_and: { min: 1, max: 1 }, bit_or: { min: 1, max: 1 }, bit_xor: { min: 1, max: 1 },
   min_by: { min: 2, max: 2 }, max_by: { min: 2, max: 2 }, try_sum: { min: 1, max: 1 }, try_avg: { min: 1, max: 1 },
   ...Object.fromEntries(PERCENTILE_NAMES.map((n) => [n, { min: 2, max: 3 }])),
-  median: { min: 1, max: 1 }, mode: { min: 1, max: 1 }, percentile: { min: 2, max: 3 }, histogram_numeric: { min: 2, max: 2 },
+  median: { min: 1, max: 1 }, mode: { min: 1, max: 2 }, percentile: { min: 2, max: 3 }, histogram_numeric: { min: 2, max: 2 },
   // `percentile_cont(p) WITHIN GROUP (ORDER BY x)`: the one argument written in the call.
   ...Object.fromEntries(WITHIN_GROUP_NAMES.map((n) => [n, { min: 1, max: 1 }])),
   bitmap_construct_agg: { min: 1, max: 1 }, bitmap_or_agg: { min: 1, max: 1 }, count_min_sketch: { min: 4, max: 4 },
@@ -630,7 +630,8 @@ function resolve(name: string, call: AggregateCall, text: string): AggregateFunc
       if (arg!.type === 'decimal') return sumDecimal(arg!.decimal!);
       if (isInterval(arg!.type)) return sumInterval(arg!);
       if (!numeric) fail(`sum() needs a numeric or interval argument, got ${typeText(arg!)}`);
-      return sum(arg!.type === 'double' ? 'double' : 'long');
+      // A column of NULLs sums as Spark's Sum casts it, to a DOUBLE (NumericType's default).
+      return sum(arg!.type === 'long' ? 'long' : 'double');
     case 'avg':
     case 'mean':
       arity(1);
@@ -643,7 +644,7 @@ function resolve(name: string, call: AggregateCall, text: string): AggregateFunc
       if (arg!.type === 'decimal') return { ...sumDecimal(arg!.decimal!), name };
       if (isInterval(arg!.type)) return sumInterval(arg!, true);
       needNumbers(arg!);
-      return arg!.type === 'double' ? { ...sum('double'), name } : trySumLong;
+      return arg!.type === 'long' ? trySumLong : { ...sum('double'), name };
     case 'try_avg':
       arity(1);
       if (arg!.type === 'decimal') return { ...avgDecimal(arg!.decimal!), name };
@@ -720,10 +721,16 @@ function resolve(name: string, call: AggregateCall, text: string): AggregateFunc
       arity(3);
       return exactPercentile(name, arg!, args[1], { reverse: args[2].literal?.value === true, discrete: name === 'percentile_disc' }, text);
     }
-    case 'mode':
-      arity(1);
+    case 'mode': {
+      // Spark 4's Mode, an inverse distribution function: mode() is its WITHIN GROUP form's.
+      if (args.length === 0 && !call.star) {
+        throw new AnalysisException('[INVALID_INVERSE_DISTRIBUTION_FUNCTION.WITHIN_GROUP_MISSING] Invalid inverse distribution function `mode`: WITHIN GROUP is required for inverse distribution function. Write mode(x)', { aggregate: text }, 'INVALID_INVERSE_DISTRIBUTION_FUNCTION.WITHIN_GROUP_MISSING');
+      }
+      arity(1, 2);
       if (arg!.type === 'map') fail('mode() cannot count maps (a map has no equality)');
+      modeDeterministic(args[1], text);
       return mode(shapeOf(arg!));
+    }
     case 'percentile_approx':
     case 'approx_percentile': {
       arity(2, 3);
@@ -830,6 +837,24 @@ function exactPercentile(name: string, x: AggregateArg, p: AggregateArg, options
   const shape = Array.isArray(ps) ? { resultType: 'array' as const, resultShape: { elementType: fieldOfType('element', element, false) } } : shapeOf(element);
   const fromDouble = interval === 'day_time_interval' ? longFromDouble : interval ? Math.trunc : undefined;
   return percentile(name, toNumber, ps as number | number[], shape, { ...options, ...(fromDouble ? { fromDouble } : {}) });
+}
+
+/**
+ * mode(x, deterministic), Spark 4's: `deterministic` a BOOLEAN literal, checked as Spark's Mode
+ * checks it. Either way Weir's mode gives the least of tied values, which `true` asks for and
+ * `false` (any of them) allows.
+ */
+function modeDeterministic(d: AggregateArg | undefined, text: string): void {
+  if (d === undefined) return;
+  if (d.literal === undefined && d.type !== 'null') {
+    throw new AnalysisException(`[NON_FOLDABLE_ARGUMENT] The function \`mode\` requires the parameter \`deterministic\` to be a foldable expression of the type "BOOLEAN", but the actual argument reads the rows: write true or false`, { aggregate: text }, 'NON_FOLDABLE_ARGUMENT');
+  }
+  if (d.type === 'null' || d.literal?.value === null) {
+    throw new AnalysisException(`[DATATYPE_MISMATCH.UNEXPECTED_NULL] Cannot resolve "${text}" due to data type mismatch: The \`deterministic\` must not be null.`, { aggregate: text }, 'DATATYPE_MISMATCH.UNEXPECTED_NULL');
+  }
+  if (d.type !== 'boolean') {
+    throw new AnalysisException(`[UNEXPECTED_INPUT_TYPE] The second parameter of the function \`mode\` requires the "BOOLEAN" type, however it has the type "${typeText(d)}": write true or false`, { aggregate: text }, 'UNEXPECTED_INPUT_TYPE');
+  }
 }
 
 /** Spark's DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE of an ExpectsInputTypes function's argument. */

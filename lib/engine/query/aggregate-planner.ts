@@ -20,7 +20,7 @@ import { FIRST_LAST_NAMES, isAggregateFunctionName, WITHIN_GROUP_NAMES } from '.
 import { canonicalized, exprChildren, exprToString, METADATA_COLUMN, referencedColumns, type Expr, type SqlPosition } from './expression';
 import { lineColumn, type ExpressionBuilder } from './expression-builder';
 import { groupingCall, groupingCallName, groupingSetsOf, hasDuplicateGroupingSets, HIVE_GROUPING_ID, hiveGroupingId, isGroupingCall } from './grouping-analytics';
-import { compileExpression, implicitCastExpr, typeOfCompiled } from './expression-compiler';
+import { compileExpression, implicitCastExpr, typeOfCompiled, unresolvedColumn } from './expression-compiler';
 import { positionalArguments } from './named-arguments';
 import { GROUPING_ID_COLUMN, GROUPING_POS_COLUMN, type LogicalPlan, type NamedExpr } from './logical-plan';
 import { expressionSql } from './parser/expression-sql';
@@ -126,7 +126,23 @@ export function buildAggregation(c: AggregationClauses, child: LogicalPlan, chil
   // name that is not an input column may be a select alias (Spark's groupByAliases).
   const aliases = new Map<string, Expression>();
   for (const item of c.items) if (item.kind === 'Alias') aliases.set(item.name.toLowerCase(), item.child);
-  const keyNodes = c.distinct ? c.items.map((i) => unaliased(i).expr) : groupByAll(c, childSchema) ?? c.grouping.map((n) => groupingItem(n, c.items));
+  const allKeys = c.distinct ? undefined : groupByAll(c, childSchema);
+  const keyNodes = c.distinct ? c.items.map((i) => unaliased(i).expr) : allKeys ?? c.grouping.map((n) => groupingItem(n, c.items));
+  // A select item grouped by (by GROUP BY ALL, its alias or its position) reads the earlier
+  // items' aliases as it does in the select list (Spark's lateral column aliases): `k AS lca,
+  // lca + 1 AS col … GROUP BY col` groups by k + 1.
+  const buildGrouped = (n: Expression): Expr => {
+    const at = c.items.findIndex((i) => unaliased(i).expr === n);
+    for (const item of c.items.slice(0, Math.max(at, 0))) {
+      const { expr, alias } = unaliased(item);
+      if (alias && !containsAggregate(expr) && !someExpression(expr, (x) => x.kind === 'UnresolvedWindowExpression')) builder.addLateralAlias(alias, builder.build(expr));
+    }
+    try {
+      return builder.build(n);
+    } finally {
+      builder.endSelectList();
+    }
+  };
   const groupingExpr = (written: Expression): Expr => {
     // Inside CUBE, ROLLUP and GROUPING SETS too, a position is the select item there.
     const n = groupingItem(written, c.items);
@@ -135,9 +151,9 @@ export function buildAggregation(c: AggregationClauses, child: LogicalPlan, chil
       const name = n.nameParts[0];
       const inSource = childSchema.some((f) => f.name.toLowerCase() === name.toLowerCase());
       const alias = aliases.get(name.toLowerCase());
-      if (!inSource && alias && !containsAggregate(alias)) return builder.build(alias);
+      if (!inSource && alias && !containsAggregate(alias)) return buildGrouped(alias);
     }
-    return builder.build(n);
+    return buildGrouped(n);
   };
   // Grouping expressions, and a select item with one, are alike as Spark's semanticEquals finds
   // them: by their canonical text (`b + a` is the grouping expression `a + b`).
@@ -191,8 +207,15 @@ export function buildAggregation(c: AggregationClauses, child: LogicalPlan, chil
       );
     }
     const within = withinGroup(n);
-    let args = within ? within.args.map((a) => builder.build(a)) : positionalArguments(name, n.arguments, n.pos).map((a) => builder.build(a));
+    let args = within ? within.args.map((a) => builder.build(a)) : positionalArguments(name, n.arguments, n.pos).flatMap((a) => builder.argument(a));
     if (within) args.push({ kind: 'literal', value: within.reverse, type: 'boolean', pos });
+    // Spark 4's Mode is an inverse distribution function, which takes no DISTINCT.
+    if (n.isDistinct && name === 'mode') {
+      throw new SqlValidationError(
+        '[INVALID_INVERSE_DISTRIBUTION_FUNCTION.DISTINCT_UNSUPPORTED] Invalid inverse distribution function `mode`: Cannot use DISTINCT with WITHIN GROUP. Take mode(x) of the rows as they are',
+        pos, name, 'INVALID_INVERSE_DISTRIBUTION_FUNCTION.DISTINCT_UNSUPPORTED',
+      );
+    }
     if (n.isDistinct && !c.batch) {
       throw unsupportedOperation('Distinct aggregations are not supported on streaming DataFrames/Datasets. Consider using approx_count_distinct() instead.', { aggregate: `${name}(DISTINCT ${args.map(exprToString).join(', ')})` });
     }
@@ -271,19 +294,32 @@ export function buildAggregation(c: AggregationClauses, child: LogicalPlan, chil
 
   const textOf = (e: Expr) =>
     exprToString(e).replace(/__(agg|key)(\d+)/g, (_m, kind: string, i: string) => (kind === 'agg' ? aggText[Number(i)] : keyText[Number(i)]));
-  const checkOnlyKeys = (e: Expr, where: string) => {
+  const checkOnlyKeys = (e: Expr, where: string, output: readonly NamedExpr[] = []) => {
     const allowed = new Set([...keyNames, ...aggregates.map((a) => a.name)].map((s) => s.toLowerCase()));
     for (const col of groupedColumns(e)) {
       if (!allowed.has(col.toLowerCase())) {
         // An unknown function (perhaps an aggregate Weir lacks) is what to report, not its argument.
         throwUnknownFunction(e);
+        // GROUP BY ALL: HAVING and ORDER BY read the select list's columns, not the input's (Spark
+        // adds no missing input column to an Aggregate whose grouping is ALL).
+        if (allKeys && output.length > 0) {
+          throw new SqlValidationError(
+            `${unresolvedColumn(col, output.map((o) => o.name))} With GROUP BY ALL, ${where} reads the select list's columns and aggregates: add ${col} to the select list or aggregate it`,
+            e.pos ?? groupPos,
+            where,
+            'UNRESOLVED_COLUMN.WITH_SUGGESTION',
+          );
+        }
         throw new SqlValidationError(
           `expression '${col}' in ${where} is neither present in the group by, nor is it an aggregate function. ` +
             `Add it to GROUP BY or wrap it in an aggregate such as min(${col}) or max(${col})`,
           e.pos ?? groupPos,
           where,
-          // Spark's classes: a query without GROUP BY that mixes aggregates and columns, else a column not grouped by.
-          c.grouping.length === 0 && !c.distinct ? 'MISSING_GROUP_BY' : 'MISSING_AGGREGATION',
+          // Spark's classes: HAVING and ORDER BY read the aggregate's output, taking a column of its
+          // input only when it is grouped by (ResolveMissingReferences), so another is unresolved
+          // there; in the select list, a query without GROUP BY that mixes aggregates and columns,
+          // else a column not grouped by.
+          where !== 'the select list' ? 'UNRESOLVED_COLUMN.WITH_SUGGESTION' : c.grouping.length === 0 && !c.distinct ? 'MISSING_GROUP_BY' : 'MISSING_AGGREGATION',
         );
       }
     }
@@ -306,7 +342,7 @@ export function buildAggregation(c: AggregationClauses, child: LogicalPlan, chil
   let having: Expr | undefined;
   if (c.having) {
     having = builder.build(rewrite(c.having));
-    checkOnlyKeys(having, 'HAVING');
+    checkOnlyKeys(having, 'HAVING', list);
   }
   // ORDER BY (Spark's ResolveAggregateFunctions and ResolveMissingReferences on a Sort over an
   // Aggregate): an output column or its position sorts as written; any other expression
@@ -314,7 +350,7 @@ export function buildAggregation(c: AggregationClauses, child: LogicalPlan, chil
   // as a hidden column, sorted on, and dropped again. Like HAVING, it reads the select's aliases.
   const missing = c.sort && !c.distinct && missingSortReferences(c.sort, list, childSchema, (e) => {
     const expr = builder.build(rewrite(e));
-    checkOnlyKeys(expr, 'ORDER BY');
+    checkOnlyKeys(expr, 'ORDER BY', list);
     return expr;
   });
   builder.endSelectList();
@@ -514,13 +550,14 @@ function throwUnknownFunction(e: Expr): void {
 
 /**
  * `GROUP BY ALL` (Spark's ResolveGroupByAll): the select items that hold no aggregate, when ALL
- * names no input column (a column named `all` wins, as in Spark). With none, and an item that
+ * names no input column or select alias (a column or alias named `all` wins, as in Spark). With none, and an item that
  * reads a column outside an aggregate (`i + sum(j)`), the grouping cannot be inferred.
  */
 function groupByAll(c: AggregationClauses, childSchema: Schema): Expression[] | undefined {
   const [only, ...rest] = c.grouping;
   if (rest.length > 0 || only?.kind !== 'UnresolvedAttribute' || only.nameParts.length !== 1 || only.nameParts[0].toLowerCase() !== 'all') return undefined;
-  if (childSchema.some((f) => f.name.toLowerCase() === 'all')) return undefined;
+  // A column named all, or a select item aliased so (Spark's groupByAliases), is grouped by.
+  if (childSchema.some((f) => f.name.toLowerCase() === 'all') || c.items.some((i) => unaliased(i).alias?.toLowerCase() === 'all')) return undefined;
   const keys = c.items.filter((i) => !containsAggregate(i)).map((i) => unaliased(i).expr);
   // No keys and no column outside an aggregate (`count(id)`): a global aggregation.
   if (keys.length === 0 && c.items.some((i) => columnOutsideAggregate(i))) {
@@ -602,8 +639,9 @@ function sortsOutputColumn(e: Expression, out: readonly string[]): string | unde
 
 /**
  * LIMIT's row count, checked as Spark's CheckAnalysis checks a limit-like expression (foldable,
- * an INT, not NULL, not negative: INVALID_LIMIT_LIKE_EXPRESSION). Weir evaluates no expression
- * while it validates a job, so a foldable one other than a literal (`2 + 1`) is refused.
+ * an INT, not NULL, not negative: INVALID_LIMIT_LIKE_EXPRESSION). The planner has already folded
+ * integer arithmetic and casts over literals (QueryPlanner.foldedLimit); Weir evaluates no other
+ * expression while it validates a job, so any other foldable one is refused.
  */
 function limitValue(e: Expression, pos: SqlPosition | undefined): number {
   const invalid = (sub: string, detail: string) => new SqlValidationError(

@@ -18,7 +18,7 @@ import { elementOf, integralWidth, isOrderable, sameType, typeOfField, typeText,
 import { compareValues, sqlEquals } from './ordering';
 import { castValue, isNumeric } from './sql-values';
 import { dateAddMonths, MICROS_PER_DAY, timestampAddMicros, timestampAddMonths } from './interval-utils';
-import type { Long } from './long';
+import type { IntegralBits, Long } from './long';
 import { MAX_ARRAY_ELEMENTS } from './value-limits';
 
 
@@ -327,7 +327,12 @@ export const ARRAY_FUNCTIONS: Record<string, CollectionFunctionDef> = {
         const ts = a.slice(0, 2).find((x) => x.type === 'timestamp');
         return { type: 'array', elementType: elementOf(ts ?? { type: 'date' }) };
       }
-      return a.every(isInt) ? { type: 'array', elementType: elementOf({ type: 'long' }) } : `sequence() takes (start, stop[, step]) integers, or dates or timestamps with an INTERVAL step (dates alone step a day), got ${a.map((x) => typeText(x)).join(', ')}`;
+      if (!a.every(isInt)) return `sequence() takes (start, stop[, step]) integers, or dates or timestamps with an INTERVAL step (dates alone step a day), got ${a.map((x) => typeText(x)).join(', ')}`;
+      // Spark casts the integers to their wider type (TypeCoercion's Sequence rule) and makes an
+      // array of it: sequence(1, 5) is an ARRAY<INT>, sequence(1, 5L) an ARRAY<BIGINT>.
+      const ints = a.filter((x) => x.type === 'long');
+      const bits = ints.length > 0 && ints.every((x) => x.integral !== undefined) ? Math.max(...ints.map((x) => x.integral!)) as IntegralBits : undefined;
+      return { type: 'array', elementType: elementOf({ type: 'long', ...(bits ? { integral: bits } : {}) }) };
     },
     impl: ([start, stop, step], t) => {
       if (t[2]?.type !== 'day_time_interval' && t[2]?.type !== 'year_month_interval') return sequence(Number(start), Number(stop), step === undefined ? undefined : Number(step));

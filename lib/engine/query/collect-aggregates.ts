@@ -13,10 +13,11 @@
  * - min_by(x, ord) / max_by(x, ord): [ord, x] of the row with the least (greatest) non-NULL
  *   ord (x may be NULL); on a tie the later row wins, as Spark's update keeps the old pair only
  *   when its ordering is strictly better.
- * - try_sum, try_avg of integers: the exact sum as a bigint, and NULL from the first step at
- *   which it leaves BIGINT's range (Spark checks every addition, so a sum that overflows and
- *   comes back is still NULL). Of doubles and decimals they are sum and avg (a double does not
- *   overflow; a decimal sum that outgrows its type is already NULL).
+ * - try_sum of integers: the exact sum as a bigint, and NULL from the first step at which it
+ *   leaves BIGINT's range (Spark checks every addition, so a sum that overflows and comes back
+ *   is still NULL). try_avg of integers: [sum, count], the sum a DOUBLE as Spark's Average
+ *   keeps it, which does not overflow. Of doubles and decimals they are sum and avg (a decimal
+ *   sum that outgrows its type is already NULL).
  */
 import { encodeKey } from '../state/state-value-codec';
 import type { AggregateFunction } from './function-types';
@@ -116,14 +117,13 @@ export function updateCollect(op: CollectOp, b: unknown, v: unknown): unknown {
       const x = bigOf(b as Long), y = bigOf(v as Long);
       return toLong(op === BIT_AND ? x & y : op === BIT_OR ? x | y : x ^ y);
     }
+    // Spark's Average of an integer sums in a DOUBLE, which does not overflow. A buffer an earlier
+    // Weir kept (the exact sum, a bigint; false once past BIGINT's range) reads as its sum.
     case TRY_AVG_LONG: {
       if (v === null || v === undefined) return b;
-      const buf = b as [bigint | false, number];
+      const buf = b as [number | bigint | false, number];
       buf[1] += 1;
-      if (buf[0] !== false) {
-        const s = buf[0] + BigInt(v as number | bigint);
-        buf[0] = s < LONG_MIN || s > LONG_MAX ? false : s;
-      }
+      if (buf[0] !== false) buf[0] = Number(buf[0]) + Number(v);
       return b;
     }
   }
@@ -195,9 +195,9 @@ export const trySumLong: AggregateFunction = {
 
 export const tryAvgLong: AggregateFunction = {
   name: 'try_avg', resultType: 'double', op: TRY_AVG_LONG,
-  init: () => [0n, 0],
+  init: () => [0, 0],
   result: (b) => {
-    const [s, n] = b as [bigint | false, number];
+    const [s, n] = b as [number | bigint | false, number];
     return n === 0 || s === false ? null : Number(s) / n;
   },
 };

@@ -174,7 +174,7 @@ export function formatWithPattern(v: number, tokens: Token[]): string {
  * to_timestamp(s, pattern): the timestamp, or null when the text does not match (Spark, ANSI off).
  * Fields the pattern lacks default as Spark's do (1970, January, day 1, midnight).
  */
-export function parseWithPattern(text: string, tokens: Token[], legacy = false): number | null {
+export function parseWithPattern(text: string, tokens: Token[], legacy: Legacy = false): number | null {
   if (!tokens.some((t) => 'section' in t)) return parseTokens(text, tokens, legacy);
   // Spark's optional sections: the first way of reading the text that fits, sections taken first.
   for (const alt of alternatives(tokens)) {
@@ -190,19 +190,28 @@ export function parseWithPattern(text: string, tokens: Token[], legacy = false):
  * text the pattern does not read is NULL, but text Spark 2's parser (SimpleDateFormat) would
  * have read is an error, as a silent NULL where Spark 2 gave a time would hide a changed answer.
  * That parser took fewer digits than a field's letters (`2020-1-5` by `yyyy-MM-dd`) and ignored
- * text after the pattern (`2016-12-31 00:12:00` by `yyyy-MM-dd`).
+ * text after the pattern (`2016-12-31 00:12:00` by `yyyy-MM-dd`). The data sources' readers
+ * (from_xml) check against a lenient one (`legacy` 'lenient'), as Spark's FAST_DATE_FORMAT.
  */
-export function parseDatetime(fn: string, text: string, tokens: Token[]): number | null {
+export function parseDatetime(fn: string, text: string, tokens: Token[], legacy: Exclude<Legacy, false> = true): number | null {
   const ms = parseWithPattern(text, tokens);
-  if (ms !== null || parseWithPattern(text, tokens, true) === null) return ms;
+  if (ms !== null || parseWithPattern(text, tokens, legacy) === null) return ms;
   throw new RecordExpressionError(
     `${fn}: [INCONSISTENT_BEHAVIOR_CROSS_VERSION.PARSE_DATETIME_BY_NEW_PARSER] You may get a different result due to the upgrading to Spark >= 3.0: Fail to parse '${text}' in the new parser. Weir has no spark.sql.legacy.timeParserPolicy: make the pattern match the whole text, with as many letters as the field has digits`,
     { function: fn },
   );
 }
 
-/** Reads `text` by `tokens`; `legacy`: as SimpleDateFormat would (fewer digits, text left over). */
-function parseTokens(text: string, tokens: Token[], legacy: boolean): number | null {
+/**
+ * How Spark 2's parser read the text that Spark 3+ checks an unparsed one against: false, Spark
+ * 3's own reading; true, as SimpleDateFormat (fewer digits, text left over); 'lenient', as the
+ * data sources' FastDateFormat, which also rolls a day past its month's end over (`02-29` of 1970
+ * is March 1st).
+ */
+type Legacy = boolean | 'lenient';
+
+/** Reads `text` by `tokens`, as `legacy` says. */
+function parseTokens(text: string, tokens: Token[], legacy: Legacy): number | null {
   let i = 0;
   let y = 1970;
   let mo = 0;
@@ -225,7 +234,7 @@ function parseTokens(text: string, tokens: Token[], legacy: boolean): number | n
   const agrees = (field: string, v: number): boolean => {
     const was = read.get(field);
     read.set(field, v);
-    return legacy || was === undefined || was === v;
+    return legacy !== false || was === undefined || was === v;
   };
   const digits = (min: number, max: number): number | null => {
     let j = i;
@@ -359,7 +368,7 @@ function parseTokens(text: string, tokens: Token[], legacy: boolean): number | n
   if (hour12 && pm) h += 12;
   const t = utc(y, mo, day, h, mi, sec, 0);
   const check = new Date(t);
-  if (check.getUTCDate() !== day || check.getUTCMonth() !== mo) return null;
+  if (legacy !== 'lenient' && (check.getUTCDate() !== day || check.getUTCMonth() !== mo)) return null;
   ms += Math.floor(fraction / 1000);
   const micros = fraction % 1000;
   if (zone === undefined) return timestampOf(t + ms, micros);

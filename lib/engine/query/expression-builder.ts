@@ -441,7 +441,7 @@ export class ExpressionBuilder {
   }
 
   /** A function's argument: a star where a select item is built is the columns it stands for. */
-  private argument(a: Expression): Expr[] {
+  argument(a: Expression): Expr[] {
     return a.kind === 'UnresolvedStar' && this.expandStar ? this.expandStar(a) : [this.build(a)];
   }
 

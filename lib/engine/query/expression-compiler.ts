@@ -25,6 +25,7 @@ import type { CallExpr, CallRewrite, CollectionFunctionDef, CompiledExpr, Evalua
 export type { CompiledExpr, EvalContext, Evaluator } from './function-types';
 import { cannotResolveRoutine, REFUSED_FUNCTIONS } from './misc-functions';
 import { compileLike, type LikeMatcher } from './like-matcher';
+import { RecordExpressionError } from '../errors';
 import { compareValues, sqlEquals } from './ordering';
 import { SqlValidationError } from './sql-error';
 import { canCast, castIntegral, castValue, isInterval, isNumeric, unifyTypes, widerTypeForTwo, type ExprType } from './sql-values';
@@ -986,12 +987,14 @@ class ExpressionCompiler implements LambdaCompiler {
     if (t !== 'boolean' && t !== 'null') this.fail(e, `Expected a boolean, got ${t}`);
   }
 
-  /** Compiles `x`; a string literal compared with a timestamp or a date is read as one. */
+  /**
+   * Compiles `x`; a string literal compared with a timestamp or a date is read as one, NULL where
+   * its text is none (Spark's cast with ANSI off: `DATE '2024-01-01' = 'soon'` is NULL).
+   */
   private coerceTo(x: Expr, target: ExprType): CompiledExpr {
     const c = this.compile(x);
     if ((target === 'timestamp' || target === 'date') && c.type === 'string' && x.kind === 'literal') {
       const v = castValue(x.value, 'string', target);
-      if (v === null) this.fail(x, `'${x.value}' is not a ${target} (use '${target === 'date' ? 'YYYY-MM-DD' : 'YYYY-MM-DD HH:MM:SS'}')`);
       return { type: target, eval: () => v };
     }
     return c;
@@ -1352,7 +1355,14 @@ class ExpressionCompiler implements LambdaCompiler {
     const opts = { escape: e.escape, caseInsensitive: e.caseInsensitive };
     const neg = e.negated;
     if (e.pattern.kind === 'literal' && typeof e.pattern.value === 'string') {
-      const match = compileLike(e.pattern.value, opts);
+      let match: LikeMatcher;
+      try {
+        match = compileLike(e.pattern.value, opts);
+      } catch (err) {
+        // A literal pattern Spark refuses is refused with the query, as Spark's analysis does.
+        if (err instanceof RecordExpressionError) this.fail(e, err.message, err.errorClass);
+        throw err;
+      }
       const arg = a.eval;
       return {
         type: 'boolean',
@@ -1923,7 +1933,7 @@ function unresolvedRoutine(e: Extract<Expr, { kind: 'call' }>): SqlValidationErr
  * Spark's UNRESOLVED_COLUMN.WITH_SUGGESTION text (the class is the error's): up to five of the input's columns, closest
  * first by edit distance (StringUtils.orderSuggestedIdentifiersBySimilarity).
  */
-function unresolvedColumn(name: string, columns: string[]): string {
+export function unresolvedColumn(name: string, columns: readonly string[]): string {
   const chars = (s: string) => [...s];
   const proposal = columns
     .map((c, i) => ({ c, i, d: levenshtein(chars(c), chars(name)) }))

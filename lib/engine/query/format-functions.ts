@@ -138,6 +138,9 @@ function formatString(fn: string, fmt: string, args: unknown[], types: ExprType[
 
 const formatLiterals = (fn: string) => ([fmt]: unknown[]): string | undefined => {
   if (typeof fmt !== 'string') return undefined;
+  // Spark's FormatString refuses a literal format that indexes argument 0 (Java's Formatter would
+  // read it as the first), unless spark.sql.legacy.allowZeroIndexInFormatString.
+  if (fmt.includes('%0$')) return `[INVALID_PARAMETER_VALUE.ZERO_INDEX] ${fn}: the format's argument indexes are %1$, %2$ and so on, not %0$`;
   for (const m of fmt.matchAll(SPEC)) if (!'sSdxXofeEbBc%n'.includes(m[5])) return `${fn}: the conversion %${m[5]} is not supported; Weir takes ${CONVERSIONS}`;
   return undefined;
 };

@@ -44,14 +44,14 @@ export const constant = (e: Expr): boolean => e.kind !== 'column' && e.kind !== 
 
 /**
  * A schema expression evaluated at analysis: literals, and the calls whose cost is bounded by the
- * query's own text (schema_of_json of a sample, concatenation). Analysis runs in the API's process
+ * query's own text (schema_of_json, schema_of_csv and schema_of_xml of a sample, concatenation). Analysis runs in the API's process
  * (validation), so no other user expression is evaluated there: Spark folds any constant, Weir
  * takes these.
  */
 const foldable = (e: Expr): boolean =>
   e.kind === 'literal' ||
   (e.kind === 'binary' && e.op === '||' && foldable(e.left) && foldable(e.right)) ||
-  (e.kind === 'call' && (e.name === 'schema_of_json' || e.name === 'schema_of_csv' || e.name === 'concat') && exprChildren(e).every(foldable));
+  (e.kind === 'call' && (e.name === 'schema_of_json' || e.name === 'schema_of_csv' || e.name === 'schema_of_xml' || e.name === 'concat') && exprChildren(e).every(foldable));
 
 /**
  * A schema argument's text (from_json's, from_csv's): a string literal, or any foldable string

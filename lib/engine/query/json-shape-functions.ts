@@ -25,7 +25,7 @@ function parse(text: string): { value: unknown } | undefined {
 }
 
 /** Spark's DDL text of a name: backquoted unless it is letters, digits and underscores. */
-const quoteName = (n: string) => (/^[A-Za-z0-9_]+$/.test(n) && !/^\d+$/.test(n) ? n : `\`${n.replace(/`/g, '``')}\``);
+export const quoteName = (n: string) => (/^[A-Za-z0-9_]+$/.test(n) && !/^\d+$/.test(n) ? n : `\`${n.replace(/`/g, '``')}\``);
 
 /** An inferred type (Spark's JsonInferSchema): NULL until a value says more. */
 type Inferred =

@@ -16,8 +16,10 @@
  *
  * Semantics (Spark's): `%` matches any run of characters, `_` exactly one character (a code
  * point: a surrogate pair counts as one), the escape character (default `\`) makes the next
- * character literal, and a trailing escape character is itself literal. ILIKE lower-cases the
- * value and the pattern's text, as Spark's ILIKE does (`lower(a) LIKE lower(b)`).
+ * character literal. As Spark's StringUtils.escapeLikeRegex, the escape character may precede
+ * only `_`, `%` or itself (INVALID_FORMAT.ESC_IN_THE_MIDDLE) and may not end the pattern
+ * (INVALID_FORMAT.ESC_AT_THE_END). ILIKE lower-cases the value and the pattern's text, as
+ * Spark's ILIKE does (`lower(a) LIKE lower(b)`).
  */
 
 import { RecordExpressionError } from '../errors';
@@ -39,6 +41,12 @@ export interface LikeOptions {
   caseInsensitive?: boolean;
 }
 
+/** A pattern Spark refuses: INVALID_FORMAT.<sub>, an AnalysisException in Spark. */
+function likePatternError(sub: 'ESC_AT_THE_END' | 'ESC_IN_THE_MIDDLE', pattern: string, why: string): RecordExpressionError {
+  const errorClass = `INVALID_FORMAT.${sub}`;
+  return new RecordExpressionError(`[${errorClass}] The LIKE pattern '${pattern}' is invalid: ${why}`, { errorClass });
+}
+
 /** Splits a LIKE pattern into `%`-separated segments of literal text and `_` counts. */
 function parse(pattern: string, escape: string, lower: boolean): Segment[] {
   const segments: Segment[] = [[]];
@@ -51,8 +59,11 @@ function parse(pattern: string, escape: string, lower: boolean): Segment[] {
   const cps = Array.from(pattern);
   for (let i = 0; i < cps.length; i++) {
     const ch = cps[i];
-    if (ch === escape && i + 1 < cps.length) {
-      text += cps[++i];
+    if (ch === escape) {
+      const next = cps[++i];
+      if (next === undefined) throw likePatternError('ESC_AT_THE_END', pattern, 'it may not end with the escape character');
+      if (next !== '_' && next !== '%' && next !== escape) throw likePatternError('ESC_IN_THE_MIDDLE', pattern, `the escape character may not precede '${next}' (only _, % or itself)`);
+      text += next;
     } else if (ch === '%') {
       flush();
       seg = [];

@@ -12,8 +12,8 @@ import { RecordExpressionError } from '../errors';
 import { isStr, nums, unified } from './function-args';
 import type { CompiledExpr, FunctionDef } from './function-types';
 import { isNumeric } from './sql-values';
-import { bigOf, LONG_MAX, LONG_MIN, narrowArithmeticOrNull, toLong, wrapToWidth, type IntegralBits, type Long } from './long';
-import { decimalOperand, integralWidth, widensToFloat, type TypeInfo } from './data-types';
+import { bigOf, LONG_MAX, LONG_MIN, longFromDouble, narrowArithmeticOrNull, toLong, wrapToWidth, type IntegralBits, type Long } from './long';
+import { decimalOperand, integralWidth, typeText, widensToFloat, type TypeInfo } from './data-types';
 import { nullSafeBinary, nullSafeUnary } from './datetime-arithmetic';
 import { arithmetic, bounded, decimalFromDouble, decimalFromLong, LONG_DECIMAL, pow10, rescale, resultType, type DecimalType } from './decimal';
 import { asFloat } from './float';
@@ -246,6 +246,8 @@ const floorCeilTyped = (up: boolean): FunctionDef['typed'] => (e, args) => {
     const dec = asDecimal(x);
     return dec && roundDecimal(dec, Math.trunc(scale.value), up ? 'CEILING' : 'FLOOR');
   }
+  // An integer is its own floor and ceiling, a BIGINT (Spark's Ceil and Floor take a LongType as it is, not as a DOUBLE).
+  if (x.type === 'long') return { type: 'long', eval: x.eval };
   if (x.type !== 'decimal') return undefined;
   const { precision: p, scale: s } = x.decimal!;
   return decimalUnary(x, bounded(p - s + 1, 0), (v) => setScale(v, s, 0, up ? 'CEILING' : 'FLOOR'));
@@ -321,6 +323,21 @@ function pmodIntegral(bits: IntegralBits | undefined, a: Long, n: Long): Long | 
   if (!(r < 0)) return r + 0;
   return wrapToWidth(bits, ((bits === 32 ? (r + y) | 0 : r + y) % y) + 0);
 }
+
+/**
+ * Spark's Pmod is a BinaryArithmetic: its operands, a STRING read as a DOUBLE (PromoteStrings),
+ * must be numbers, and are refused as the arithmetic operators refuse them: BINARY_OP_DIFF_TYPES
+ * where the two types differ (pmod('1', true): DOUBLE and BOOLEAN), else BINARY_OP_WRONG_TYPE.
+ */
+const pmodOperands: FunctionDef['replacement'] = (call, c) => {
+  const read = call.args.map((a) => c.compile(a)).map((a): TypeInfo => (a.type === 'string' ? { type: 'double' } : a));
+  const wrong = read.find((a) => !isNumeric(a.type) && a.type !== 'decimal');
+  if (!wrong || read.length !== 2) return undefined;
+  const [l, r] = read.map(typeText);
+  const todo = `pmod() needs numbers, got ${read.map((a) => a.type).join(' and ')}.`;
+  if (l !== r) c.mismatch(call, 'BINARY_OP_DIFF_TYPES', `the left and right operands of the binary operator have incompatible types ("${l}" and "${r}").`, todo);
+  return c.mismatch(call, 'BINARY_OP_WRONG_TYPE', `the binary operator requires the input type "NUMERIC", not "${typeText(wrong)}".`, todo);
+};
 
 /**
  * pmod of integers (exact, of the wider one's width), of FLOATs (a FLOAT), and of a decimal and
@@ -408,9 +425,10 @@ export const MATH_FUNCTIONS: Record<string, FunctionDef> = {
   sinh: unary(Math.sinh),
   cosh: unary(Math.cosh),
   tanh: unary(Math.tanh),
-  // Spark's Acosh, Asinh, Atanh (NaN outside their domain) and Csc, Sec: 1 / sin, 1 / cos.
+  // Spark's Acosh, Atanh (NaN outside their domain) and Csc, Sec: 1 / sin, 1 / cos.
   acosh: unary(Math.acosh),
-  asinh: unary(Math.asinh),
+  // Spark's Asinh is its formula, log(x + sqrt(x * x + 1)), not Math.asinh (one ulp apart at 1).
+  asinh: unary((x) => (x === -Infinity ? x : Math.log(x + Math.sqrt(x * x + 1)))),
   atanh: unary(Math.atanh),
   csc: unary((x) => 1 / Math.sin(x)),
   sec: unary((x) => 1 / Math.cos(x)),
@@ -519,7 +537,7 @@ export const MATH_FUNCTIONS: Record<string, FunctionDef> = {
   // Spark's Pmod: r = x % n, and (r + n) % n where r is negative (pmod(-7, -3) is -1); of
   // integers and FLOATs, pmodTyped's. Of two untyped NULLs a DOUBLE, NUMERIC's default.
   pmod: {
-    min: 2, max: 2, typed: pmodTyped, type: (a) => nums(a) ?? (a.every((t) => t === 'long' || t === 'null') && a.some((t) => t === 'long') ? 'long' : 'double'),
+    min: 2, max: 2, replacement: pmodOperands, typed: pmodTyped, type: (a) => nums(a) ?? (a.every((t) => t === 'long' || t === 'null') && a.some((t) => t === 'long') ? 'long' : 'double'),
     impl: ([x, y]) => { const n = y as number; if (n === 0) return null; const r = (x as number) % n; return r < 0 ? (r + n) % n : r; },
   },
   // Spark's ShiftLeft, ShiftRight, ShiftRightUnsigned of a BIGINT: Java's 64-bit shifts (the
@@ -530,9 +548,9 @@ export const MATH_FUNCTIONS: Record<string, FunctionDef> = {
   greatest: { min: 2, max: 64, nullIntolerant: false, valueArgs: 'all', type: (a) => unified(a, 'greatest'), impl: (args) => args.filter((v) => v !== null).reduce<unknown>((m, v) => (m === null || compareValues(v, m) > 0 ? v : m), null) },
   least: { min: 2, max: 64, nullIntolerant: false, valueArgs: 'all', type: (a) => unified(a, 'least'), impl: (args) => args.filter((v) => v !== null).reduce<unknown>((m, v) => (m === null || compareValues(v, m) < 0 ? v : m), null) },
   bround: { min: 1, max: 2, typed: roundTyped(true), type: (a) => nums(a) ?? (a[0] === 'long' ? 'long' : 'double'), impl: ([v, s]) => roundHalfEven(v as number, Math.trunc((s as number | undefined) ?? 0)) },
-  ceil: { min: 1, max: 2, typed: floorCeilTyped(true), type: (a) => nums(a) ?? (a.length === 1 ? 'long' : 'double'), impl: ([v, s]) => (s === undefined ? Math.ceil(v as number) || 0 : roundWith(Math.ceil, v as number, Math.trunc(s as number))) },
-  ceiling: { min: 1, max: 2, typed: floorCeilTyped(true), type: (a) => nums(a) ?? (a.length === 1 ? 'long' : 'double'), impl: ([v, s]) => (s === undefined ? Math.ceil(v as number) || 0 : roundWith(Math.ceil, v as number, Math.trunc(s as number))) },
-  floor: { min: 1, max: 2, typed: floorCeilTyped(false), type: (a) => nums(a) ?? (a.length === 1 ? 'long' : 'double'), impl: ([v, s]) => (s === undefined ? Math.floor(v as number) || 0 : roundWith(Math.floor, v as number, Math.trunc(s as number))) },
+  ceil: { min: 1, max: 2, typed: floorCeilTyped(true), type: (a) => nums(a) ?? (a.length === 1 ? 'long' : 'double'), impl: ([v, s]) => (s === undefined ? longFromDouble(Math.ceil(v as number)) : roundWith(Math.ceil, v as number, Math.trunc(s as number))) },
+  ceiling: { min: 1, max: 2, typed: floorCeilTyped(true), type: (a) => nums(a) ?? (a.length === 1 ? 'long' : 'double'), impl: ([v, s]) => (s === undefined ? longFromDouble(Math.ceil(v as number)) : roundWith(Math.ceil, v as number, Math.trunc(s as number))) },
+  floor: { min: 1, max: 2, typed: floorCeilTyped(false), type: (a) => nums(a) ?? (a.length === 1 ? 'long' : 'double'), impl: ([v, s]) => (s === undefined ? longFromDouble(Math.floor(v as number)) : roundWith(Math.floor, v as number, Math.trunc(s as number))) },
   pi: { min: 0, max: 0, type: () => 'double', impl: () => Math.PI },
   degrees: { min: 1, max: 1, type: (a) => nums(a) ?? 'double', impl: ([x]) => ((x as number) * 180) / Math.PI },
   radians: { min: 1, max: 1, type: (a) => nums(a) ?? 'double', impl: ([x]) => ((x as number) * Math.PI) / 180 },

@@ -27,6 +27,8 @@ const SIGNATURES: Readonly<Record<string, readonly InputParameter[]>> = {
     { name: 'str' }, { name: 'upperChar', default: { value: 'X' } }, { name: 'lowerChar', default: { value: 'x' } },
     { name: 'digitChar', default: { value: 'n' } }, { name: 'otherChar', default: { value: null } },
   ],
+  // CountMinSketchAggExpressionBuilder: every parameter required.
+  count_min_sketch: [{ name: 'column' }, { name: 'epsilon' }, { name: 'confidence' }, { name: 'seed' }],
   // ExplodeGeneratorBuilderBase, PosExplode's and Inline's builders.
   explode: collection, explode_outer: collection, posexplode: collection, posexplode_outer: collection,
   inline: input, inline_outer: input,

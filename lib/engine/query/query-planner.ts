@@ -15,7 +15,7 @@
 import { unsupportedOperation } from '../errors';
 import type { Expr, SqlPosition } from './expression';
 import { exprToString } from './expression';
-import { compileExpression, widenSetOperationColumn, widerTypeWithoutStringPromotion } from './expression-compiler';
+import { compileExpression, typeOfCompiled, widenSetOperationColumn, widerTypeWithoutStringPromotion } from './expression-compiler';
 import { duplicateColumn, ExpressionBuilder, lineColumn, writtenColumnName, type Scope } from './expression-builder';
 import { generatorOutput, GENERATORS, TABLE_FUNCTIONS } from './generators';
 import { children, firstStreamingRelation, isDeterministicPlan, relationOutput, type LogicalPlan, type NamedExpr, type ScalarSubquery, type StreamingRelation } from './logical-plan';
@@ -187,11 +187,6 @@ function selectItems(p: UnresolvedPlan): readonly Expression[] | undefined {
   }
 }
 
-/** Whether a query's select list is one item (not a star): the one column an IN subquery compares. */
-function oneColumn(p: UnresolvedPlan): boolean {
-  return selectItems(p)?.length === 1;
-}
-
 /** Spark's DATATYPE_MISMATCH.IN_SUBQUERY_LENGTH_MISMATCH: `(a, b) IN (SELECT …)` of another number of columns. */
 function inSubqueryLengthMismatch(p: Extract<Expression, { kind: 'InSubquery' }>, items: readonly Expression[]): SqlValidationError {
   const sql = (e: Expression) => `"${expressionSql(e)}"`;
@@ -202,6 +197,44 @@ function inSubqueryLengthMismatch(p: Extract<Expression, { kind: 'InSubquery' }>
       `Left hand side columns(length: ${p.values.length}): [${p.values.map(sql).join(', ')}], right hand side columns(length: ${items.length}): [${items.map(sql).join(', ')}]. ` +
       `Select as many columns in the subquery as the values before IN, one per value`,
     lineColumn(p.pos), 'IN', 'DATATYPE_MISMATCH.IN_SUBQUERY_LENGTH_MISMATCH');
+}
+
+/**
+ * The top inner join's ON conjuncts that hold an IN or EXISTS subquery, moved to WHERE (an inner
+ * join passes the same pairs either way), where the rewrite of a predicate subquery takes them,
+ * as Spark's RewritePredicateSubquery plans them over the join.
+ */
+function subqueryJoinConditionsAsWhere(join: Extract<UnresolvedPlan, { kind: 'Join' }>, where: Expression | undefined): { child: UnresolvedPlan; where?: Expression } {
+  const conjuncts = join.joinType === 'Inner' && join.condition ? splitConjunctivePredicates(join.condition) : [];
+  const moved = conjuncts.filter((c) => someExpression(c, (x) => x.kind === 'InSubquery' || x.kind === 'Exists'));
+  if (moved.length === 0) return { child: join, where };
+  const kept = conjuncts.filter((c) => !moved.includes(c));
+  const { condition: _, ...rest } = join;
+  return { child: kept.length ? { ...rest, condition: conjunctionOf(kept) } : rest, where: conjunctionOf(where ? [...moved, where] : moved) };
+}
+
+/**
+ * An IN subquery's query without what changes nothing IN reads of it: an ORDER BY without a
+ * LIMIT (Spark removes it) and DISTINCT (IN asks whether a row is equal, not how many are).
+ */
+function inRows(q: UnresolvedPlan): UnresolvedPlan {
+  return q.kind === 'Sort' || q.kind === 'Distinct' ? inRows(q.child) : q;
+}
+
+/**
+ * `x [NOT] IN (SELECT <aggregate> FROM … [WHERE …])`, a subquery of one row (an aggregation
+ * without GROUP BY) as `x = (SELECT …)` (`NOT (x = (SELECT …))`): the
+ * same value, NULL where either side is, which the scalar subquery's rewrite answers over no
+ * rows too (count(*) 0), as Spark's does.
+ */
+function inOneRowAsComparison(e: Expression): Expression {
+  return mapExpression(e, (x) => {
+    if (x.kind !== 'InSubquery' || x.values.length !== 1) return undefined;
+    const query = inRows(x.query);
+    const global = query.kind === 'Aggregate' ? query.groupingExpressions.length === 0 : query.kind === 'Project' && isAggregation({ items: query.projectList, grouping: [], distinct: false, pos: query.pos });
+    if (!global || selectItems(query)?.length !== 1) return undefined;
+    return { kind: 'BinaryOperator', op: 'EqualTo', left: x.values[0], right: { kind: 'ScalarSubquery', plan: query, pos: x.pos }, pos: x.pos };
+  });
 }
 
 /** A relation in FROM by name, optionally aliased: its name and the qualifier its columns are read by. */
@@ -241,6 +274,50 @@ const HIDDEN_SCALAR_SUBQUERY = '__scalar_subquery';
 
 /** `SELECT * FROM child`: every column of `child`, as a query of its own. */
 const selectAll = (child: UnresolvedPlan, pos: Position): UnresolvedPlan => ({ kind: 'Project', projectList: [{ kind: 'UnresolvedStar', pos }], child, pos });
+
+/**
+ * An EXISTS subquery's query reduced to what decides it, as Spark's optimizer has it before
+ * RewritePredicateSubquery joins it: ORDER BY and DISTINCT change no row's existence and are
+ * dropped (RemoveRedundantSorts and the like), and so is a LIMIT of some rows, which keeps one
+ * where there is one; GROUP BY without HAVING has a row where its input has one, so its input is
+ * read instead; an aggregate without GROUP BY or HAVING has one row whatever its input, and LIMIT 0
+ * none, so EXISTS is known (true, false) without the query:
+ * `EXISTS (SELECT count(*) FROM t WHERE t.k = o.k)` is true for every row, as in Spark, not only
+ * where t has a matching row (the count bug). Any other query is left as it is.
+ */
+function existsRows(q: UnresolvedPlan): UnresolvedPlan | boolean {
+  switch (q.kind) {
+    case 'Sort': case 'Distinct':
+      return existsRows(q.child);
+    case 'Limit': {
+      // Another LIMIT (an expression, NULL, a negative count) is left to be refused as it is.
+      const n = q.limitExpr.kind === 'Literal' && (typeof q.limitExpr.value === 'number' || typeof q.limitExpr.value === 'bigint') ? Number(q.limitExpr.value) : -1;
+      return n === 0 ? false : n > 0 ? existsRows(q.child) : q;
+    }
+    case 'Aggregate':
+      // GROUPING SETS, ROLLUP and CUBE may group by no column (a row over no input).
+      if (q.groupingExpressions.length === 0 || q.groupingExpressions.some((g) => g.kind === 'GroupingAnalytics')) return q.groupingExpressions.length === 0 ? true : q;
+      return selectAll(q.child, q.pos);
+    case 'Project':
+      return q.projectList.some(containsAggregate) ? true : q;
+    // Every member listed, so that a new one is a lint error until it is handled here.
+    case 'Except': case 'Filter': case 'Generate': case 'Intersect': case 'Join': case 'Offset': case 'OneRowRelation': case 'Pivot':
+    case 'RepartitionByExpression': case 'SubqueryAlias': case 'Union': case 'Unpivot': case 'UnresolvedHaving': case 'UnresolvedRelation':
+    case 'UnresolvedSubqueryColumnAliases': case 'UnresolvedWith':
+    default:
+      return q;
+  }
+}
+
+/** The expression with each EXISTS subquery reduced to what decides it (existsRows): a literal where that is known. */
+function reducedExists(e: Expression): Expression {
+  return mapExpression(e, (x) => {
+    if (x.kind !== 'Exists') return undefined;
+    const rows = existsRows(x.plan);
+    if (typeof rows === 'boolean') return { kind: 'Literal', value: rows, dataType: BooleanType, pos: x.pos };
+    return rows === x.plan ? undefined : { ...x, plan: rows };
+  });
+}
 
 /** The prefix of an EXISTS subquery's table made a join's static side over a join, and of its columns. */
 const EXISTS_SUBQUERY = '__exists';
@@ -321,7 +398,7 @@ class QueryPlanner {
         let repartition: Extract<UnresolvedPlan, { kind: 'RepartitionByExpression' }> | undefined;
         let inner: UnresolvedPlan = u;
         if (inner.kind === 'Limit') {
-          limit = { expr: inner.limitExpr, pos: inner.pos };
+          limit = { expr: this.foldedLimit(inner.limitExpr), pos: inner.pos };
           inner = inner.child;
         }
         if (inner.kind === 'Offset') throw unsupportedOperation('Offset is not supported on streaming DataFrames/Datasets');
@@ -612,7 +689,7 @@ class QueryPlanner {
     const overAggregation = this.windowsOverAggregation(u, ctes, having, distinct, sort);
     if (overAggregation) return this.selectBlock(overAggregation.plan, ctes, overAggregation.sort);
     if (having && u.kind === 'Aggregate') {
-      const rewritten = this.correlatedHavingAsWhere(u, having, distinct);
+      const rewritten = this.correlatedHavingAsWhere(u, having, distinct) ?? this.existsInHavingAsWhere(u, having, distinct);
       if (rewritten) return this.selectBlock(rewritten, ctes, sort);
     }
     let items: readonly Expression[];
@@ -640,10 +717,14 @@ class QueryPlanner {
       where = child.condition;
       child = child.child;
     }
+    if (child.kind === 'Join') ({ child, where } = subqueryJoinConditionsAsWhere(child, where));
     if (where && child.kind === 'Join') ({ child, where } = this.commaJoinConditions(child, where));
+    if (where) where = reducedExists(where);
+    items = items.map(reducedExists);
+    if (where) where = inOneRowAsComparison(where);
     if (where) ({ child, where } = this.predicateSubqueryAsJoin(child, where));
-    items = items.map((i) => this.predicateSubqueriesAsCounts(i));
-    if (where) where = this.predicateSubqueriesAsCounts(where);
+    items = items.map((i) => this.predicateSubqueriesAsCounts(i, child));
+    if (where) where = this.predicateSubqueriesAsCounts(where, child);
     ({ child, items, where } = this.correlatedScalarSubqueriesAsJoins(child, items, where));
     const lateralViews: Extract<UnresolvedPlan, { kind: 'Generate' }>[] = [];
     while (child.kind === 'Generate') {
@@ -715,6 +796,9 @@ class QueryPlanner {
     }
     if (isAggregation(clauses)) {
       checkStarWithGroupByPosition(items, grouping, groupPos);
+      // A star in an aggregate's arguments (count(t.*), count(DISTINCT *)): its columns, as Spark's
+      // ResolveReferences expands a star in a function's arguments.
+      builder.expandStar = (star) => this.starExprs(star, qualifiers, schema, from.scope);
       // `SELECT DISTINCT *` (or `*` with a GROUP BY of every column): the star's columns, each
       // then a grouping key like any column written out.
       const expanded = items.flatMap((i): Expression[] => (i.kind !== 'UnresolvedStar' ? [i]
@@ -819,6 +903,26 @@ class QueryPlanner {
     }
     const { plan: generate, output } = this.resolved({ kind: 'Generate', generator, output: [WINDOW_COLUMN], child: plan });
     return { plan: generate, schema: output };
+  }
+
+  /**
+   * A LIMIT of integer arithmetic and casts over literals (`LIMIT 2 + 1`, `LIMIT CAST(1 AS INT)`)
+   * evaluated to its literal, as Spark folds a limit-like expression before CheckAnalysis checks
+   * it. Only such bounded work runs while a job validates; anything else is left for
+   * buildSortAndLimit to judge.
+   */
+  private foldedLimit(e: Expression): Expression {
+    const arithmetic = (x: Expression): boolean =>
+      x.kind === 'Literal' ||
+      (x.kind === 'Cast' && arithmetic(x.child)) ||
+      ((x.kind === 'UnaryMinus' || x.kind === 'UnaryPositive') && arithmetic(x.child)) ||
+      (x.kind === 'BinaryOperator' && (x.op === 'Add' || x.op === 'Subtract' || x.op === 'Multiply') && arithmetic(x.left) && arithmetic(x.right));
+    if (e.kind === 'Literal' || !arithmetic(e)) return e;
+    const compiled = compileExpression(this.builder([], []).build(e), []);
+    const t = typeOfCompiled(compiled);
+    if (t.type !== 'long' || t.integral !== 32) return e;
+    const v = compiled.eval({}, { batchTimestampMs: 0 });
+    return { kind: 'Literal', value: v === null ? null : BigInt(v as number | bigint), dataType: IntegerType, pos: e.pos };
   }
 
   private builder(qualifiers: readonly string[], schema: Schema, scope?: Pick<Scope, 'sides' | 'merged' | 'metadataColumn'>): ExpressionBuilder {
@@ -990,7 +1094,10 @@ class QueryPlanner {
       if (p.kind === 'Exists') {
         // The subquery's WHERE is the join's condition.
         const q = p.plan;
-        if (q.kind !== 'Project') return undefined;
+        if (q.kind !== 'Project') {
+          const query = this.uncorrelatedQuery(q);
+          return query && tableJoin(negated, query.from, query, () => undefined, c.pos);
+        }
         const from = q.child.kind === 'Filter' ? q.child.child : q.child;
         // Over a stream the join is a join of streams, under their rules (a time range; NOT
         // EXISTS is a LEFT ANTI join, which Spark refuses with a stream on the right).
@@ -1000,9 +1107,13 @@ class QueryPlanner {
         // static data (an inline table, range(), a subquery), or an uncorrelated EXISTS (no WHERE:
         // a semi join without a condition), as Spark's RewritePredicateSubquery takes any relation.
         const byName = q.child.kind === 'Filter' ? staticOf(from) ?? (other ? { schema: relationOutput(other), qualifier: n.qualifier, direct: true } : undefined) : undefined;
+        const where = q.child.kind === 'Filter' ? q.child.condition : undefined;
+        const nested = byName && !other && where ? this.nestedSubqueriesFirst(from, where) : undefined;
+        if (nested) return tableJoin(negated, nested.from, nested, (inner) => nested.where && inner(nested.where), c.pos);
+        const joined = from.kind === 'Join' && where ? this.joinAsOneRelation(from, where) : undefined;
+        if (joined) return tableJoin(negated, joined.from, joined, () => joined.where, c.pos);
         const t = byName ?? this.staticRelationOf(from);
         if (!t) return undefined;
-        const where = q.child.kind === 'Filter' ? q.child.condition : undefined;
         return tableJoin(negated, from, t, (inner) => where && inner(where), c.pos);
       }
       if (p.kind !== 'InSubquery' || !p.values.every((v) => v.kind === 'UnresolvedAttribute')) return undefined;
@@ -1010,21 +1121,25 @@ class QueryPlanner {
       const items = selectItems(p.query);
       if (!items && p.values.length === 1) return undefined;
       if (items && items.length !== p.values.length) throw inSubqueryLengthMismatch(p, items);
-      const query = p.query;
+      const query = inRows(p.query);
       const values = p.values.map((v) => (stream ? qualified(v, stream.qualifier) : v));
       const value = values[0];
+      const grouped = values.length === 1 ? this.correlatedAggregateInJoin(query, value, negated, staticOf, p.pos) : undefined;
+      if (grouped) return { ...grouped, pos: c.pos };
       // Correlated (`x IN (SELECT c FROM t WHERE t.k = e.k)`): Spark's rewrite joins the table on
       // `x = c` and the subquery's WHERE; NOT IN on `(x = c OR isnull(x = c))` and the WHERE, a
-      // NULL comparison keeping no row only among the rows the WHERE pairs it with.
+      // NULL comparison keeping no row only among the rows the WHERE pairs it with. `(a, b)`
+      // joins on each pair so.
       const table = query.kind === 'Project' && query.child.kind === 'Filter' ? query.child.child : undefined;
       const t = table && staticOf(table);
-      if (values.length === 1 && query.kind === 'Project' && query.child.kind === 'Filter' && table && t && readsOuterOf(query.child.condition, t, named(table)!.table)) {
+      if (items && query.kind === 'Project' && query.child.kind === 'Filter' && table && t && readsOuterOf(query.child.condition, t, named(table)!.table)) {
         const where = query.child.condition;
-        const item = query.projectList[0].kind === 'Alias' ? query.projectList[0].child : query.projectList[0];
         return tableJoin(negated, table, t, (inner) => {
-          const equal: Expression = { kind: 'BinaryOperator', op: 'EqualTo', left: value, right: inner(item), pos: p.pos };
-          const matched: Expression = negated ? { kind: 'BinaryOperator', op: 'Or', left: equal, right: { kind: 'IsNull', child: equal, pos: p.pos }, pos: p.pos } : equal;
-          return { kind: 'BinaryOperator', op: 'And', left: matched, right: inner(where), pos: p.pos };
+          const pairs = values.map((v, i): Expression => {
+            const equal: Expression = { kind: 'BinaryOperator', op: 'EqualTo', left: v, right: inner(items[i].kind === 'Alias' ? items[i].child : items[i]), pos: p.pos };
+            return negated ? { kind: 'BinaryOperator', op: 'Or', left: equal, right: { kind: 'IsNull', child: equal, pos: p.pos }, pos: p.pos } : equal;
+          });
+          return conjunctionOf([...pairs, inner(where)]);
         }, c.pos);
       }
       // `c FROM t`: the table itself; any other query over static tables (a WHERE, an expression,
@@ -1037,7 +1152,7 @@ class QueryPlanner {
       // rewrite: a row is kept only where no subquery row is equal or unknown on every pair.
       const plain = stream !== undefined && query.kind === 'Project' && query.projectList.every((e) => e.kind === 'UnresolvedAttribute') && staticOf(query.child)?.direct === true;
       // Its tables may be the outer query's CTEs over static tables (this.ctes: the SELECT's scope).
-      if (!plain && !this.readsStaticTablesOnly(query, this.ctes)) return undefined;
+      if (!plain && !this.readsNoStream(query, this.ctes)) return undefined;
       const names = values.length === 1 ? [IN_SUBQUERY_VALUE] : values.map((_, i) => `${IN_SUBQUERY_VALUE}_${i}`);
       const right: UnresolvedPlan = plain ? query.child : {
         kind: 'SubqueryAlias', alias: IN_SUBQUERY, pos: query.pos,
@@ -1065,6 +1180,70 @@ class QueryPlanner {
   }
 
   /**
+   * `x [NOT] IN (SELECT <item> FROM <static table> WHERE <inner> = <outer> [AND …] GROUP BY g
+   * [HAVING h])`, a correlated IN over an aggregation, as Spark decorrelates it (its
+   * DecorrelateInnerQuery pulls an equality up through an Aggregate by grouping by its inner side
+   * too): the subquery's aggregation grouped by g and the correlated inner expressions, joined on
+   * `x = <item>` (`(x = <item> OR isnull(x = <item>))` for NOT IN, null-aware among the rows the
+   * correlation pairs) and each `outer = inner`. Undefined for another shape, or where a
+   * correlated conjunct is not such an equality.
+   */
+  private correlatedAggregateInJoin(query: UnresolvedPlan, value: Expression, negated: boolean, staticOf: (u: UnresolvedPlan) => { schema: Schema } | undefined, pos: Position):
+    Pick<Extract<UnresolvedPlan, { kind: 'Join' }>, 'joinType' | 'right' | 'condition'> | undefined {
+    const having = query.kind === 'UnresolvedHaving' ? query.havingCondition : undefined;
+    const aggregate = query.kind === 'UnresolvedHaving' ? query.child : query;
+    if (aggregate.kind !== 'Aggregate' || aggregate.child.kind !== 'Filter' || aggregate.aggregateExpressions.length !== 1 || aggregate.aggregateExpressions[0].kind === 'UnresolvedStar') return undefined;
+    const table = aggregate.child.child;
+    const n = namedRelation(table);
+    const t = n && staticOf(table);
+    if (!n || !t) return undefined;
+    // Spark resolves a name in the subquery's own table first, then in the outer query.
+    const columns = new Set(t.schema.map((f) => f.name.toLowerCase()));
+    const reads = (e: Expression) => {
+      const sides = { inner: false, outer: false };
+      someExpression(e, (x) => {
+        if (x.kind !== 'UnresolvedAttribute') return false;
+        const first = x.nameParts[0].toLowerCase();
+        const inner = x.nameParts.length > 1 ? first === n.qualifier.toLowerCase() || first === n.table.toLowerCase() : columns.has(first);
+        sides[inner ? 'inner' : 'outer'] = true;
+        return false;
+      });
+      return sides;
+    };
+    const keys: { inner: Expression; outer: Expression }[] = [];
+    const rest: Expression[] = [];
+    for (const c of splitConjunctivePredicates(aggregate.child.condition)) {
+      if (!reads(c).outer) {
+        rest.push(c);
+        continue;
+      }
+      if (c.kind !== 'BinaryOperator' || c.op !== 'EqualTo') return undefined;
+      const [l, r] = [reads(c.left), reads(c.right)];
+      if (l.inner && !l.outer && r.outer && !r.inner) keys.push({ inner: c.left, outer: c.right });
+      else if (r.inner && !r.outer && l.outer && !l.inner) keys.push({ inner: c.right, outer: c.left });
+      else return undefined;
+    }
+    if (keys.length === 0) return undefined;
+    const alias = `${IN_SUBQUERY}${this.correlatedIds++}`;
+    const names = [`${alias}_v`, ...keys.map((_, i) => `${alias}_k${i}`)];
+    const grouped: UnresolvedPlan = {
+      ...aggregate,
+      groupingExpressions: [...aggregate.groupingExpressions, ...keys.map((k) => k.inner)],
+      aggregateExpressions: [aggregate.aggregateExpressions[0], ...keys.map((k, i): Expression => ({ kind: 'Alias', child: k.inner, name: names[i + 1], pos }))],
+      child: rest.length ? { ...aggregate.child, condition: conjunctionOf(rest) } : table,
+    };
+    const right: UnresolvedPlan = {
+      kind: 'SubqueryAlias', alias, pos: query.pos,
+      child: { kind: 'UnresolvedSubqueryColumnAliases', outputColumnNames: names, child: having ? { ...query, child: grouped } as UnresolvedPlan : grouped, pos: query.pos },
+    };
+    const column = (name: string): Expression => ({ kind: 'UnresolvedAttribute', nameParts: [alias, name], pos });
+    const equal: Expression = { kind: 'BinaryOperator', op: 'EqualTo', left: value, right: column(names[0]), pos };
+    const matched: Expression = negated ? { kind: 'BinaryOperator', op: 'Or', left: equal, right: { kind: 'IsNull', child: equal, pos }, pos } : equal;
+    const correlation = keys.map((k, i): Expression => ({ kind: 'BinaryOperator', op: 'EqualTo', left: k.outer, right: column(names[i + 1]), pos }));
+    return { joinType: negated ? 'LeftAnti' : 'LeftSemi', right, condition: conjunctionOf([matched, ...correlation]) };
+  }
+
+  /**
    * [NOT] EXISTS and IN subqueries outside WHERE's conjuncts (the select list, under an OR), which
    * Spark's RewritePredicateSubquery makes an existence join: here the counts of the subquery's
    * rows that decide it, scalar subqueries (correlated ones joined as RewriteCorrelatedScalarSubquery
@@ -1072,7 +1251,7 @@ class QueryPlanner {
    * a row has c = x, else NULL where x is NULL and there is a row or a row's c is NULL, else false.
    * A subquery of another shape than `SELECT … FROM … [WHERE …]` is left as it is, and refused.
    */
-  private predicateSubqueriesAsCounts(e: Expression): Expression {
+  private predicateSubqueriesAsCounts(e: Expression, outer: UnresolvedPlan): Expression {
     const pos = e.pos;
     const literal = (value: bigint | boolean | null, dataType: DataType): Expression => ({ kind: 'Literal', value, dataType, pos });
     // (SELECT count(*) FROM <its FROM> WHERE <its WHERE> [AND extra]) > 0
@@ -1092,15 +1271,62 @@ class QueryPlanner {
     return mapExpression(e, (x) => {
       if (x.kind === 'Exists') return any(x.plan);
       const query = x.kind === 'InSubquery' ? rows(x.query) : undefined;
-      if (x.kind !== 'InSubquery' || x.values.length !== 1 || query?.kind !== 'Project' || !oneColumn(query)) return undefined;
-      const item = query.projectList[0].kind === 'Alias' ? query.projectList[0].child : query.projectList[0];
-      const value = x.values[0];
-      const matched = any(query, { kind: 'BinaryOperator', op: 'EqualTo', left: item, right: value, pos });
-      const some = any(query);
-      const nullItem = any(query, { kind: 'IsNull', child: item, pos });
-      if (!matched || !some || !nullItem) return undefined;
-      const unknown: Expression = { kind: 'BinaryOperator', op: 'Or', left: { kind: 'BinaryOperator', op: 'And', left: { kind: 'IsNull', child: value, pos }, right: some, pos }, right: nullItem, pos };
+      const items = query && selectItems(query);
+      if (x.kind !== 'InSubquery' || query?.kind !== 'Project' || items?.length !== x.values.length) return undefined;
+      // Each value as the outer query reads it: inside the count, a name of the subquery's table would be its column.
+      const pairs = x.values.map((value, i) => ({ item: items[i].kind === 'Alias' ? items[i].child : items[i], value: this.outerQualified(value, outer) }));
+      const equal = (p: (typeof pairs)[number]): Expression => ({ kind: 'BinaryOperator', op: 'EqualTo', left: p.item, right: p.value, pos });
+      // `(a, b) IN (…)` is true where a row is equal on every pair; else NULL where a row is equal
+      // or unknown on every pair: each pair equal, or its row's side NULL, or the outer value NULL
+      // (outside the count), so that every count is correlated by equalities only.
+      const matched = any(query, conjunctionOf(pairs.map(equal)));
+      if (!matched || pairs.length > 3) return undefined;
+      const unknowns: Expression[] = [];
+      const ways = (i: number, inside: Expression[], outside: Expression[]): void => {
+        if (i < pairs.length) {
+          ways(i + 1, [...inside, equal(pairs[i])], outside);
+          ways(i + 1, [...inside, { kind: 'IsNull', child: pairs[i].item, pos }], outside);
+          ways(i + 1, inside, [...outside, { kind: 'IsNull', child: pairs[i].value, pos }]);
+          return;
+        }
+        // Every pair equal is `matched`.
+        if (outside.length === 0 && inside.every((e) => e.kind !== 'IsNull')) return;
+        const some = any(query, inside.length ? conjunctionOf(inside) : undefined);
+        if (some) unknowns.push(conjunctionOf([...outside, some]));
+      };
+      ways(0, [], []);
+      if (unknowns.length !== 3 ** pairs.length - 1) return undefined;
+      const unknown = unknowns.reduce((l, r): Expression => ({ kind: 'BinaryOperator', op: 'Or', left: l, right: r, pos }));
       return { kind: 'CaseWhen', branches: [[matched, literal(true, BooleanType)], [unknown, literal(null, BooleanType)]], elseValue: literal(false, BooleanType), pos };
+    });
+  }
+
+  /**
+   * An expression of the outer query with each unqualified name qualified by the relation of
+   * FROM that has the column (a stream, a static table or a CTE, by its alias), so that it still
+   * reads the outer row where it is put inside a subquery over a table of a column of that name.
+   */
+  private outerQualified(e: Expression, from: UnresolvedPlan): Expression {
+    const owners: { qualifier: string; columns: Schema }[] = [];
+    const leaves = (u: UnresolvedPlan) => {
+      if (u.kind === 'Join') {
+        leaves(u.left);
+        leaves(u.right);
+        return;
+      }
+      const t = namedRelation(u);
+      if (!t) return;
+      const cte = this.ctes.get(t.table.toLowerCase());
+      const relation = !cte ? this.relations.find((r) => r.sourceName.toLowerCase() === t.table.toLowerCase()) : undefined;
+      const table = !cte ? this.staticTables.find((x) => x.name.toLowerCase() === t.table.toLowerCase()) : undefined;
+      const columns = cte ? this.resolved(cte).output : relation ? relationOutput(relation) : table?.schema;
+      if (columns) owners.push({ qualifier: t.qualifier, columns });
+    };
+    leaves(from);
+    return mapExpression(e, (x) => {
+      if (x.kind !== 'UnresolvedAttribute' || x.nameParts.length !== 1) return undefined;
+      const owner = owners.find((o) => o.columns.some((f) => f.name.toLowerCase() === x.nameParts[0].toLowerCase()));
+      return owner ? { ...x, nameParts: [owner.qualifier, x.nameParts[0]] } : undefined;
     });
   }
 
@@ -1202,7 +1428,8 @@ class QueryPlanner {
     const from = aggregate.child.kind === 'Filter' ? aggregate.child.child : aggregate.child;
     const outer = this.correlationOuter(from);
     if (!outer) return undefined;
-    const correlated = (c: Expression) => someExpression(c, (x) => x.kind === 'ScalarSubquery' && this.correlatedScalarSubquery(x.plan, outer) !== undefined);
+    // An IN subquery there too: Spark's semi (anti) join above the Aggregate is WHERE's over it.
+    const correlated = (c: Expression) => someExpression(c, (x) => x.kind === 'InSubquery' || (x.kind === 'ScalarSubquery' && this.correlatedScalarSubquery(x.plan, outer) !== undefined));
     const conjuncts = splitConjunctivePredicates(having);
     const moved = conjuncts.filter(correlated);
     if (moved.length === 0) return undefined;
@@ -1228,6 +1455,38 @@ class QueryPlanner {
       return { ...x, plan: x.plan.kind === 'UnresolvedHaving' ? { ...x.plan, child: plan } : plan };
     });
     const where = conjunctionOf(moved.map(over));
+    const kept = conjuncts.filter((c) => !moved.includes(c));
+    let inner: UnresolvedPlan = { ...aggregate, aggregateExpressions: [...aggregate.aggregateExpressions, ...hidden] };
+    if (kept.length) inner = { kind: 'UnresolvedHaving', havingCondition: conjunctionOf(kept), child: inner, pos };
+    if (distinct) inner = { kind: 'Distinct', child: inner, pos };
+    return selectAll({ kind: 'Filter', condition: where, child: { kind: 'SubqueryAlias', alias, child: inner, pos }, pos }, pos);
+  }
+
+  /**
+   * HAVING with [NOT] EXISTS (`GROUP BY dept_id HAVING EXISTS (SELECT 1 FROM bonus WHERE
+   * bonus_amt < min(emp.salary))`), which Spark's RewritePredicateSubquery joins above the
+   * aggregation: the aggregation with the outer aggregates its subqueries read as its (hidden)
+   * columns, and the conjuncts holding EXISTS a WHERE over it, reading those columns. An
+   * aggregate in a subquery's WHERE is the outer query's (a WHERE aggregates nothing of its own).
+   * Undefined where no HAVING conjunct holds EXISTS.
+   */
+  private existsInHavingAsWhere(aggregate: Extract<UnresolvedPlan, { kind: 'Aggregate' }>, having: Expression, distinct: boolean): UnresolvedPlan | undefined {
+    const conjuncts = splitConjunctivePredicates(having);
+    const moved = conjuncts.filter((c) => someExpression(c, (x) => x.kind === 'Exists'));
+    if (moved.length === 0) return undefined;
+    const pos = having.pos;
+    const alias = `${HIDDEN_SCALAR_SUBQUERY}_exists${this.correlatedIds++}`;
+    const hidden: Expression[] = [];
+    const hide = (e: Expression): Expression => {
+      const name = `${alias}_${hidden.length}`;
+      hidden.push({ kind: 'Alias', child: e, name, pos: e.pos });
+      return { kind: 'UnresolvedAttribute', nameParts: [alias, name], pos: e.pos };
+    };
+    const outerAggregates = (e: Expression) => mapExpression(e, (x) => (x.kind === 'UnresolvedFunction' && x.nameParts.length === 1 && isAggregateFunctionName(x.nameParts[0]) ? hide(x) : undefined));
+    const where = conjunctionOf(moved.map((c) => mapExpression(c, (x) => {
+      if (x.kind !== 'Exists' || x.plan.kind !== 'Project' || x.plan.child.kind !== 'Filter') return undefined;
+      return { ...x, plan: { ...x.plan, child: { ...x.plan.child, condition: outerAggregates(x.plan.child.condition) } } };
+    })));
     const kept = conjuncts.filter((c) => !moved.includes(c));
     let inner: UnresolvedPlan = { ...aggregate, aggregateExpressions: [...aggregate.aggregateExpressions, ...hidden] };
     if (kept.length) inner = { kind: 'UnresolvedHaving', havingCondition: conjunctionOf(kept), child: inner, pos };
@@ -1310,6 +1569,90 @@ class QueryPlanner {
     // NULL too, which the join's no-match value cannot tell apart: run as it is.
     if (having && grouping.length === 0) return undefined;
     return { value, table: base, keys, ...(rest.length ? { rest: conjunctionOf(rest) } : {}), ...(grouping.length ? { grouping } : {}), ...(having ? { having } : {}) };
+  }
+
+  /**
+   * `EXISTS (SELECT … FROM t WHERE <correlated> AND EXISTS (SELECT … FROM u WHERE u.k = t.k))`:
+   * a subquery in the subquery's WHERE is no join condition, so the conjuncts that hold one and
+   * read no column of the outer query filter t first, as a query of static data named as t is
+   * (where the inner subquery is planned as in any other WHERE, its own join), and the other
+   * conjuncts are the join's condition, as Spark rewrites the inner subquery inside the outer
+   * one's plan. Undefined where no conjunct holds a subquery, or those that do read the outer
+   * query (the filtered table does not plan on its own).
+   */
+  private nestedSubqueriesFirst(from: UnresolvedPlan, where: Expression): { from: UnresolvedPlan; where?: Expression; schema: Schema; qualifier: string; direct: false } | undefined {
+    const n = namedRelation(from);
+    const conjuncts = splitConjunctivePredicates(where);
+    const holdsSubquery = (e: Expression) => someExpression(e, (x) => x.kind === 'Exists' || x.kind === 'InSubquery' || x.kind === 'ScalarSubquery');
+    const first = conjuncts.filter(holdsSubquery);
+    if (!n || first.length === 0) return undefined;
+    const rest = conjuncts.filter((e) => !holdsSubquery(e));
+    const pos = from.pos;
+    const filtered: UnresolvedPlan = { kind: 'SubqueryAlias', alias: n.qualifier, child: selectAll({ kind: 'Filter', condition: conjunctionOf(first), child: from, pos }, pos), pos };
+    try {
+      const t = this.staticRelationOf(filtered);
+      return t && { from: filtered, ...(rest.length ? { where: conjunctionOf(rest) } : {}), ...t };
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * `EXISTS (SELECT … FROM emp JOIN dept ON … WHERE e.name = emp.name)`: a subquery over a join of
+   * static tables (or CTEs over them), made one relation for the semi join's side, each table's
+   * column under a name of its own (the join's tables may share one, as dept_id), and the WHERE's
+   * names of them (`emp.name`, or a name one table alone has) read as those, so that the WHERE
+   * is the join's condition, as Spark's RewritePredicateSubquery joins the subquery's join.
+   * Undefined for another join (of a stream, a subquery), or one that does not plan on its own.
+   */
+  private joinAsOneRelation(join: Extract<UnresolvedPlan, { kind: 'Join' }>, where: Expression): { from: UnresolvedPlan; where: Expression; schema: Schema; qualifier: string; direct: false } | undefined {
+    const tables: { qualifier: string; schema: Schema }[] = [];
+    const leaves = (u: UnresolvedPlan): boolean => {
+      if (u.kind === 'Join') return leaves(u.left) && leaves(u.right);
+      const n = namedRelation(u);
+      const table = n && this.staticTables.find((t) => t.name.toLowerCase() === n.table.toLowerCase());
+      const cte = n && !table ? this.ctes.get(n.table.toLowerCase()) : undefined;
+      if (!n || (!table && (!cte || firstStreamingRelation(cte)))) return false;
+      tables.push({ qualifier: n.qualifier.toLowerCase(), schema: table ? table.schema : this.resolved(cte!).output });
+      return true;
+    };
+    if (!leaves(join)) return undefined;
+    const alias = `${EXISTS_SUBQUERY}_join${this.correlatedIds++}`;
+    const pos = join.pos;
+    const name = (i: number, j: number) => `${alias}_${i}_${j}`;
+    const items = tables.flatMap((t, i) => t.schema.map((f, j): Expression => ({ kind: 'Alias', name: name(i, j), child: { kind: 'UnresolvedAttribute', nameParts: [t.qualifier, f.name], pos }, pos })));
+    const column = (t: { schema: Schema }, c: string) => t.schema.findIndex((f) => f.name.toLowerCase() === c.toLowerCase());
+    const condition = mapExpression(where, (x) => {
+      if (x.kind !== 'UnresolvedAttribute' || x.nameParts.length > 2) return undefined;
+      const [q, c] = x.nameParts.length === 2 ? [x.nameParts[0].toLowerCase(), x.nameParts[1]] : [undefined, x.nameParts[0]];
+      const owners = tables.map((t, i) => ({ i, j: column(t, c) })).filter(({ i, j }) => j >= 0 && (q === undefined || tables[i].qualifier === q));
+      // A name no table (or several) has is the outer query's, left as written.
+      return owners.length === 1 ? { ...x, nameParts: [alias, name(owners[0].i, owners[0].j)] } : undefined;
+    });
+    const from: UnresolvedPlan = { kind: 'SubqueryAlias', alias, child: { kind: 'Project', projectList: items, child: join, pos }, pos };
+    try {
+      const t = this.staticRelationOf(from);
+      return t && { from, where: condition, ...t };
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * An EXISTS subquery of another shape than `SELECT … FROM … [WHERE …]` (a LIMIT, an OFFSET, a
+   * set operation) that reads no column of the outer query, as a relation of static data (the
+   * semi join's side, joined without a condition). Spark resolves a subquery's names in its own
+   * query first: one that is planned on its own reads no outer column. Undefined for one that
+   * does not plan so (a correlated one), left to be refused.
+   */
+  private uncorrelatedQuery(q: UnresolvedPlan): { from: UnresolvedPlan; schema: Schema; qualifier: string; direct: false } | undefined {
+    const from: UnresolvedPlan = { kind: 'SubqueryAlias', alias: `${EXISTS_SUBQUERY}_query`, child: q, pos: q.pos };
+    try {
+      const t = this.staticRelationOf(from);
+      return t && { from, ...t };
+    } catch {
+      return undefined;
+    }
   }
 
   /** Whether a query reads tables, each of them one of the job's static tables or a CTE over them (no stream). */
@@ -1430,13 +1773,15 @@ class QueryPlanner {
    * Spark's ResolveSubqueryColumnAliases does, a Project above it.
    */
   private columnAliases(u: Extract<UnresolvedPlan, { kind: 'UnresolvedSubqueryColumnAliases' }>, ctes: ReadonlyMap<string, LogicalPlan>): LogicalPlan {
-    const { plan, output } = this.resolved(this.plan(u.child, ctes));
+    // A join in brackets (`(a JOIN b ON …) t(x, y)`) is the subquery of its columns, as in FROM.
+    const child = u.child.kind === 'Join' ? selectAll(u.child, u.child.pos) : u.child;
+    const { plan, output } = this.resolved(this.plan(child, ctes));
     const names = u.outputColumnNames;
     if (names.length !== output.length) {
       throw new SqlValidationError(
         `Number of column aliases does not match number of columns. Number of column aliases: ${names.length}; number of columns: ${output.length}. ` +
           `Name each of ${output.map((f) => f.name).join(', ')} in the alias list, or alias the columns inside the subquery instead`,
-        lineColumn(u.pos), 'column aliases',
+        lineColumn(u.pos), 'column aliases', '_LEGACY_ERROR_TEMP_1028',
       );
     }
     const seen = new Set<string>();
@@ -1458,11 +1803,24 @@ class QueryPlanner {
       const t = e.target.join('.');
       const struct = inputSchema.find((x) => x.name.toLowerCase() === t.toLowerCase());
       const fields = struct?.type === 'window' ? [{ name: 'start' }, { name: 'end' }] : struct?.type === 'struct' ? (struct.fields ?? []) : undefined;
-      if (!struct || !fields) throw new SqlValidationError(`Unknown table, alias or struct column "${t}" in ${t}.*`, pos, '*');
+      if (!struct) {
+        throw new SqlValidationError(
+          `Cannot resolve \`${t}\`.* given input columns ${inputSchema.map((f) => `\`${f.name}\``).join(', ')}: no table, alias or struct column is named ${t}`,
+          pos, '*', 'CANNOT_RESOLVE_STAR_EXPAND',
+        );
+      }
+      if (!fields) throw new SqlValidationError(`Unknown table, alias or struct column "${t}" in ${t}.*`, pos, '*');
       return fields.map((fld) => ({ column: struct.name, field: fld.name }));
     }
     const side = e.target && scope?.sides?.get(e.target[0].toLowerCase());
     return (side ? [...side.values()] : inputSchema.map((f) => f.name)).filter((c) => !c.startsWith(HIDDEN_SCALAR_SUBQUERY) && !c.startsWith(WINDOW_COLUMN_PREFIX)).map((column) => ({ column }));
+  }
+
+  /** What a star in a function's arguments stands for: its columns (a struct's fields for `s.*`). */
+  private starExprs(star: Extract<Expression, { kind: 'UnresolvedStar' }>, qualifiers: readonly string[], inputSchema: Schema, scope?: Pick<Scope, 'sides' | 'merged'>): Expr[] {
+    return this.starColumns(star, qualifiers, inputSchema, scope).map(({ column, field }): Expr => (field === undefined
+      ? { kind: 'column', name: column }
+      : { kind: 'field', arg: { kind: 'column', name: column }, field }));
   }
 
   private subquery(u: UnresolvedPlan, ctes: ReadonlyMap<string, LogicalPlan>): FromItem {
@@ -1481,7 +1839,7 @@ class QueryPlanner {
       this.starColumns(e, qualifiers, inputSchema, scope).map(({ column, field }) => (field === undefined
         ? { expr: { kind: 'column', name: column }, name: builder.outputName(column) }
         : { expr: { kind: 'field', arg: { kind: 'column', name: column }, field }, name: field }));
-    builder.expandStar = (star) => starColumns(star).map((c) => c.expr);
+    builder.expandStar = (star) => this.starExprs(star, qualifiers, inputSchema, scope);
     for (const item of items) {
       const alias = item.kind === 'Alias' ? [item.name] : item.kind === 'MultiAlias' ? item.names : undefined;
       const e = item.kind === 'Alias' || item.kind === 'MultiAlias' ? item.child : item;

@@ -153,6 +153,15 @@ describe("Spark's grammar, end to end", () => {
     const e = failure('SELECT n + count(*) FROM events GROUP BY ALL');
     expect(e.errorClass).toBe('UNRESOLVED_ALL_IN_GROUP_BY');
     expect(e.message).toContain('Cannot infer grouping columns for GROUP BY ALL based on the select clause. Please explicitly specify the grouping columns.');
+    // HAVING and ORDER BY read the select list's columns: an input column it leaves out is unresolved there, as in Spark.
+    for (const q of ['SELECT sum(n) AS s FROM events GROUP BY ALL HAVING n > 2', 'SELECT key, sum(n) AS s FROM events GROUP BY ALL ORDER BY n']) {
+      const unresolved = failure(q);
+      expect(unresolved.errorClass).toBe('UNRESOLVED_COLUMN.WITH_SUGGESTION');
+      expect(unresolved.message).toContain('with name `n` cannot be resolved. Did you mean one of the following? [`s`');
+    }
+    // Beside an explicit grouping too: Spark's resolveColWithAgg undoes a HAVING column that is
+    // neither grouped nor an aggregate's input, so it is unresolved there as well.
+    expect(failure('SELECT key, sum(n) AS s FROM events GROUP BY key HAVING n > 2').errorClass).toBe('UNRESOLVED_COLUMN.WITH_SUGGESTION');
   });
 
   it('sorts by every output column with ORDER BY ALL (Complete mode, over an aggregation)', async () => {

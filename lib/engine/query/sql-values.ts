@@ -64,6 +64,23 @@ export const nonFiniteDouble = (text: string, format: 'json' | 'csv'): number | 
  * CAST with ANSI off: NULL when the value does not convert. `fromDecimal`/`toDecimal` are the
  * decimal types when `from`/`to` is `decimal` (a decimal that does not fit its type is NULL).
  */
+/**
+ * A string as a DOUBLE, as Spark's non-ANSI cast: Java's Double.parseDouble of the trimmed text
+ * (a decimal number with an optional exponent and a d/f suffix, or [+-]NaN and [+-]Infinity
+ * exactly so), else its special literals in any case (Cast.processFloatingPointSpecialLiterals:
+ * inf, +inf, infinity, +infinity, -inf, -infinity, nan), else NULL.
+ */
+function doubleFromString(text: string): number | null {
+  const s = text.trim();
+  const m = /^([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)[dDfF]?$/.exec(s);
+  if (m) return Number(m[1]);
+  if (/^[+-]?(?:NaN|Infinity)$/.test(s)) return Number(s);
+  const special = s.toLowerCase();
+  if (['inf', '+inf', 'infinity', '+infinity'].includes(special)) return Infinity;
+  if (['-inf', '-infinity'].includes(special)) return -Infinity;
+  return special === 'nan' ? NaN : null;
+}
+
 export function castValue(v: unknown, from: ExprType, to: SqlType, fromDecimal?: DecimalType, toDecimal?: DecimalType): unknown {
   if (v === null || v === undefined) return null;
   if (from === 'decimal') return castDecimal(v as bigint, fromDecimal!.scale, to, toDecimal);
@@ -104,9 +121,7 @@ export function castValue(v: unknown, from: ExprType, to: SqlType, fromDecimal?:
       if (from === 'boolean') return v ? 1 : 0;
       if (from === 'timestamp') return Number(microsOfTimestamp(v as number)) / 1e6;
       if (from === 'long') return Number(v);
-      const s = String(v).trim();
-      if (s === '' || !/^[+-]?(\d+\.?\d*([eE][+-]?\d+)?|\.\d+([eE][+-]?\d+)?|Infinity|NaN)$/i.test(s)) return null;
-      return Number(s);
+      return doubleFromString(String(v));
     }
     case 'boolean': {
       if (from === 'long' || from === 'double') return Number(v) !== 0;

@@ -71,6 +71,11 @@ describe('Spark syntax that the PostgreSQL grammar misreads or refuses', () => {
     ]);
   });
 
+  it('reads the FROM-first form as the SELECT it stands for, its clauses and ORDER BY/LIMIT too', () => {
+    expect(tree('FROM (SELECT * FROM t WHERE k = 1) AS s SELECT *')).toBe(tree('SELECT * FROM (SELECT * FROM t WHERE k = 1) AS s'));
+    expect(tree('FROM t SELECT a, count(*) WHERE b > 1 GROUP BY a HAVING count(*) > 2 ORDER BY a LIMIT 3')).toBe(tree('SELECT a, count(*) FROM t WHERE b > 1 GROUP BY a HAVING count(*) > 2 ORDER BY a LIMIT 3'));
+  });
+
   it('reads aggregate forms: count(*), FILTER, DISTINCT over several columns, GROUP BY ordinal', () => {
     expect(tree('SELECT count(*) FILTER (WHERE a > 1), count(DISTINCT a, b), any(v), substr(s FROM 2) FROM t GROUP BY 1')).toBe(
       "'Aggregate [1], ['count(1) FILTER (WHERE 'a > 1), 'count(DISTINCT 'a, 'b), 'any('v), 'substr('s, 2)]\n+- 'UnresolvedRelation [t]",

@@ -149,6 +149,10 @@ class PlanAstBuilder {
     if (ctx.query()) return this.query(ctx.query()!);
     if (ctx.KW_TABLE()) return { kind: 'UnresolvedRelation', multipartIdentifier: this.tableName(ctx.tableName()!), pos };
     if (ctx.KW_VALUES()) return this.aliased(this.inlineTable(ctx.expression(), ctx.tableAlias(), pos), ctx.tableAlias(), pos);
+    // Spark's FROM-first form (`FROM t SELECT a WHERE …`), of one body: the SELECT it reads as.
+    const from = ctx.fromClause();
+    const bodies = ctx.fromStatementBody();
+    if (from && bodies.length === 1 && !bodies[0].transformClause()) return this.organize(this.selectBlock(bodies[0], this.fromClause(from)), bodies[0].queryOrganization());
     throw notSupported('FROM … SELECT', pos);
   }
 
@@ -201,10 +205,15 @@ class PlanAstBuilder {
   }
 
   private querySpecification(ctx: C<'QuerySpecificationContext'>): LogicalPlan {
+    const from = ctx.fromClause();
+    return this.selectBlock(ctx, from ? this.fromClause(from) : undefined);
+  }
+
+  /** A SELECT's clauses over its FROM (`from`, undefined without one: Spark's OneRowRelation), written before or after it. */
+  private selectBlock(ctx: C<'QuerySpecificationContext'> | C<'FromStatementBodyContext'>, from: LogicalPlan | undefined): LogicalPlan {
     const select = ctx.selectClause();
     if (!select) throw notSupported('SELECT TRANSFORM', this.pos(ctx));
-    const from = ctx.fromClause();
-    let plan: LogicalPlan = from ? this.fromClause(from) : { kind: 'OneRowRelation', pos: this.pos(select) };
+    let plan: LogicalPlan = from ?? { kind: 'OneRowRelation', pos: this.pos(select) };
     for (const lv of ctx.lateralView()) plan = this.lateralView(lv, plan);
     const where = ctx.whereClause();
     if (where) plan = { kind: 'Filter', condition: this.expr.boolean(where.booleanExpression()), child: plan, pos: this.pos(where) };

@@ -12,7 +12,7 @@ const START = '<!-- function-list: generated from function-registry.ts by lib/en
 export const END = '<!-- /function-list -->';
 
 const TITLES: Record<FunctionGroup, string> = {
-  string: 'String', datetime: 'Date and time', math: 'Math', array: 'Array', map: 'Map', struct: 'Struct', json: 'JSON', csv: 'CSV', xml: 'XML (XPath)', url: 'URL', hash: 'Hash',
+  string: 'String', datetime: 'Date and time', math: 'Math', array: 'Array', map: 'Map', struct: 'Struct', json: 'JSON', csv: 'CSV', xml: 'XML', url: 'URL', hash: 'Hash',
   conditional: 'Conditional', predicate: 'Predicate', conversion: 'Conversion (cast functions)', aggregate: 'Aggregate',
   lambda: 'Lambda (higher-order)', generator: 'Generator', misc: 'Misc',
 };

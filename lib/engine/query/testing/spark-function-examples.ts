@@ -571,6 +571,11 @@ SELECT xpath_long('<a><b>1</b><b>2</b></a>', 'sum(a/b)') => 3
 SELECT xpath_number('<a><b>1</b><b>2</b></a>', 'sum(a/b)') => 3.0
 SELECT xpath_short('<a><b>1</b><b>2</b></a>', 'sum(a/b)') => 3
 SELECT xpath_string('<a><b>b</b><c>cc</c></a>','a/c') => cc
+SELECT from_xml('<p><a>1</a><b>0.8</b></p>', 'a INT, b DOUBLE') => {"a":1,"b":0.8}
+SELECT from_xml('<p><time>26/08/2015</time></p>', 'time Timestamp', map('timestampFormat', 'dd/MM/yyyy')) => {"time":2015-08-26 00:00:00}
+SELECT from_xml('<p><teacher>Alice</teacher><student><name>Bob</name><rank>1</rank></student><student><name>Charlie</name><rank>2</rank></student></p>', 'STRUCT<teacher: STRING, student: ARRAY<STRUCT<name: STRING, rank: INT>>>') => {"teacher":"Alice","student":[{"name":"Bob","rank":1},{"name":"Charlie","rank":2}]}
+SELECT schema_of_xml('<p><a>1</a></p>') => STRUCT<a: BIGINT>
+SELECT schema_of_xml('<p><a attr="2">1</a><a>3</a></p>', map('excludeAttribute', 'true')) => STRUCT<a: ARRAY<BIGINT>>
 
 # aggregate
 SELECT any(col) FROM VALUES (true), (false), (false) AS tab(col) => true

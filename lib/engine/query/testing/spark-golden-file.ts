@@ -7,7 +7,9 @@
  *
  * A file's tables are Spark's temporary views of static data: `CREATE [OR REPLACE] TEMPORARY
  * VIEW name [(cols)] AS SELECT …` (of VALUES, or of no table: one row) or `AS VALUES …`, and a
- * `CREATE TABLE name (col type, …) USING …` filled by `INSERT INTO name VALUES …`. Each defines
+ * `CREATE TABLE name (col type, …) USING …` filled by `INSERT INTO name VALUES …` or `INSERT INTO
+ * name SELECT …` (of other tables) and emptied by `TRUNCATE TABLE name`, or `CREATE TABLE name
+ * USING … AS SELECT …`. Each defines
  * a view for the file's later queries (goldenCases reads them in order). A query that reads views
  * runs through the engine's path for static data beside a stream: the views are the CTEs of a
  * query that joins the one-row stream with the golden query as a derived table
@@ -103,16 +105,28 @@ function viewSelect(name: string, columns: string | undefined, body: string): st
   if (/^\s*\(/.test(body) && topLevel(body).trim() === '') body = body.trim().slice(1, -1);
   let select = /^\s*values\b/i.test(body) ? `SELECT * FROM ${body}` : body;
   // Spark's SELECT without FROM reads its one-row relation; Weir's needs a table to read.
-  if (!/\bfrom\b/i.test(topLevel(select))) select = `${select} FROM VALUES (0) AS one_row(one_row)`;
+  if (!/\bfrom\b/i.test(topLevel(select))) {
+    // Its FROM goes before a WHERE (`SELECT 1 WHERE false`: no row).
+    const where = /\swhere\s/i.exec(topLevel(select))?.index ?? select.length;
+    select = `${select.slice(0, where)} FROM VALUES (0) AS one_row(one_row)${select.slice(where)}`;
+  }
   if (!columns) return select;
   // A column's `COMMENT 'text'` (Spark's identifierCommentList) is the column's description, not part of its name.
   const names = selectItems(columns).map((c) => c.replace(/\s+comment\s+(?:'(?:[^']|'')*'|"(?:[^"]|"")*")\s*$/i, '').trim());
   return `SELECT * FROM (${select}) AS ${name}(${names.join(', ')})`;
 }
 
-/** The columns of `CREATE TABLE t (a INT, b DECIMAL(3, 1))`: each name and type. */
+/** The columns of `CREATE TABLE t (a INT, b DECIMAL(3, 1), m MAP<INT, INT>)`: each name and type. */
 function tableColumns(list: string): { name: string; type: string }[] {
-  return selectItems(list).map((c) => {
+  // A type's own commas (MAP<INT, INT>, STRUCT<a: INT, b: INT>) sit inside its angle brackets;
+  // a column's `-- comment` to its line's end is no part of it.
+  const columns: string[] = [];
+  for (const item of selectItems(list.replace(/--[^\n]*/g, ''))) {
+    const last = columns.at(-1);
+    if (last !== undefined && last.split('<').length > last.split('>').length) columns[columns.length - 1] = `${last},${item}`;
+    else columns.push(item);
+  }
+  return columns.map((c) => {
     const m = /^\s*(\S+)\s+([^]+?)\s*$/.exec(c)!;
     return { name: m[1], type: m[2] };
   });
@@ -129,27 +143,42 @@ const SUITE_TABLES: readonly GoldenView[] = [
   { name: 'mapdata', sql: "SELECT * FROM VALUES (map(1, 'a1', 2, 'b1', 3, 'c1', 4, 'd1', 5, 'e1')), (map(1, 'a2', 2, 'b2', 3, 'c2', 4, 'd2')), (map(1, 'a3', 2, 'b3', 3, 'c3')), (map(1, 'a4', 2, 'b4')), (map(1, 'a5')) AS mapdata(mapcol)" },
 ];
 
+/** Spark 4's defaults of the settings a file SETs, under which Weir answers as under no SET. */
+const SPARK_DEFAULTS: Readonly<Record<string, string>> = {
+  'spark.sql.legacy.nullinemptylistbehavior': 'false',
+};
+
 export function goldenCases(name: string): GoldenCase[] {
   const text = readFileSync(join(import.meta.dirname, 'sql-tests', `${name}.sql.out`), 'utf8');
   let views: GoldenView[] = [...SUITE_TABLES];
-  const tables = new Map<string, { columns: { name: string; type: string }[]; rows: string[] }>();
+  // A table's rows: those inserted as VALUES, and the queries whose rows were inserted.
+  const tables = new Map<string, { columns: { name: string; type: string }[]; rows: string[]; queries: string[] }>();
   const define = (view: GoldenView) => (views = [...views.filter((v) => v.name.toLowerCase() !== view.name.toLowerCase()), view]);
   const tableView = (table: string) => {
-    const { columns, rows } = tables.get(table.toLowerCase())!;
+    const { columns, rows, queries } = tables.get(table.toLowerCase())!;
     const cast = columns.map((c, i) => `CAST(col${i + 1} AS ${c.type}) AS ${c.name}`).join(', ');
+    if (queries.length) {
+      // Each source's columns by position, as INSERT INTO … SELECT takes them.
+      const names = columns.map((_, i) => `col${i + 1}`).join(', ');
+      const sources = [...(rows.length ? [`SELECT * FROM VALUES ${rows.join(', ')}`] : []), ...queries.map((q, i) => `SELECT * FROM (${q}) AS inserted${i}(${names})`)];
+      define({ name: table, sql: `SELECT ${cast} FROM (${sources.join(' UNION ALL ')}) AS ${table}_rows(${names})` });
+      return;
+    }
     // A table of no rows: one row of NULLs filtered out.
     const values = rows.length ? rows.join(', ') : `(${columns.map(() => 'NULL').join(', ')})`;
     define({ name: table, sql: `SELECT ${cast} FROM VALUES ${values}${rows.length ? '' : ' WHERE false'}` });
   };
-  // The settings a SET changed: Spark's files SET a key, then SET it back; the queries between answer under it.
+  // The settings a SET changed: Spark's files SET a key, then SET it back (or RESET it); the queries between answer under it.
   const settings = new Set<string>();
+  const reset = new Set([...text.matchAll(/^reset\s+([\w.]+)\s*$/gim)].map((m) => m[1].toLowerCase()));
   // A setting of the whole file is its input's `--SET key=value` line, which SQLQueryTestSuite
   // applies before the first query (the results do not show it): the copy's first line names it.
   const style = /--SET spark\.sql\.binaryOutputStyle=([\w-]+)/i.exec(text.split('\n', 1)[0])?.[1].toUpperCase() as BinaryOutputStyle | undefined;
   return text.split(/^-- !query\n/m).slice(1).map((entry) => {
     const [query, rest] = entry.split(/^-- !query schema\n/m);
     const [schema, output] = rest.split(/^-- !query output\n/m);
-    const out = output.replace(/\n+$/, '');
+    // SQLQueryTestSuite writes the output with its trailing white space cut (replaceAll("\\s+$", "")).
+    const out = output.replace(/\s+$/, '');
     const errorClass = /^\s*"errorClass" : "([^"]+)"/m.exec(out);
     const sql = query.replace(/\n$/, '');
     const c: GoldenCase = {
@@ -161,30 +190,48 @@ export function goldenCases(name: string): GoldenCase[] {
     };
     const view = /^\s*create\s+(?:or\s+replace\s+)?temp(?:orary)?\s+view\s+(\w+)\s*(?:\(([^)]*)\))?\s+as\s+([^]*?);?\s*$/i.exec(sql);
     const table = /^\s*create\s+table\s+(\w+)\s*\(([^]*)\)\s*using\s+\w+\s*$/i.exec(sql);
+    const tableAs = /^\s*create\s+table\s+(\w+)\s+using\s+\w+\s+as\s+([^]*?)\s*$/i.exec(sql);
     const insert = /^\s*insert\s+into\s+(\w+)\s+values\s*([^]*?)\s*$/i.exec(sql);
+    const truncate = /^\s*truncate\s+table\s+(\w+)\s*$/i.exec(sql);
+    const insertQuery = /^\s*insert\s+into\s+(\w+)\s+((?:select|with)\b[^]*?)\s*$/i.exec(sql);
     const drop = /^\s*drop\s+(?:view|table)\s+(?:if\s+exists\s+)?(\w+)\s*$/i.exec(sql);
-    const set = /^\s*set\s+([\w.]+)\s*=/i.exec(sql);
+    const set = /^\s*set\s+([\w.]+)\s*=\s*(.*?)\s*$/i.exec(sql);
+    const unset = /^\s*reset\s+([\w.]+)\s*$/i.exec(sql);
     if (set) {
       const key = set[1].toLowerCase();
-      if (settings.has(key)) settings.delete(key);
+      // A SET to Spark's default changes nothing; of a key the file RESETs, each SET holds until the RESET.
+      if (SPARK_DEFAULTS[key] === set[2].toLowerCase()) settings.delete(key);
+      else if (settings.has(key) && !reset.has(key)) settings.delete(key);
       else settings.add(key);
       return { ...c, skip: 'a SET: the queries until it is SET back answer under it, and are not run' };
     }
+    if (unset) {
+      settings.delete(unset[1].toLowerCase());
+      return { ...c, skip: 'a RESET: the setting is Spark\'s default again for the later queries' };
+    }
     if (settings.size) return { ...c, skip: `answered under SET ${[...settings].join(', ')}, which Weir has no setting for` };
     if (view) define({ name: view[1], sql: viewSelect(view[1], view[2], view[3]) });
+    // CREATE TABLE … AS SELECT: a table of the query's rows, as a view of it.
+    else if (tableAs) define({ name: tableAs[1], sql: tableAs[2] });
     else if (table) {
-      tables.set(table[1].toLowerCase(), { columns: tableColumns(table[2]), rows: [] });
+      tables.set(table[1].toLowerCase(), { columns: tableColumns(table[2]), rows: [], queries: [] });
       tableView(table[1]);
     } else if (insert && tables.has(insert[1].toLowerCase())) {
       tables.get(insert[1].toLowerCase())!.rows.push(...valueRows(insert[2]));
       tableView(insert[1]);
+    } else if (insertQuery && tables.has(insertQuery[1].toLowerCase()) && !reads(insertQuery[2], insertQuery[1])) {
+      tables.get(insertQuery[1].toLowerCase())!.queries.push(insertQuery[2]);
+      tableView(insertQuery[1]);
+    } else if (truncate && tables.has(truncate[1].toLowerCase())) {
+      Object.assign(tables.get(truncate[1].toLowerCase())!, { rows: [], queries: [] });
+      tableView(truncate[1]);
     } else if (drop) {
       tables.delete(drop[1].toLowerCase());
       views = views.filter((v) => v.name.toLowerCase() !== drop[1].toLowerCase());
       c.skip = 'a DROP: the view is gone for the later queries, and Spark printed nothing to compare';
-    } else if (!/^\s*(?:select|with|values|\()/i.test(sql.slice(leadingComments(sql)))) c.skip = 'a statement the harness does not run (it runs queries over views of static data)';
+    } else if (!/^\s*(?:select|with|values|from|\()/i.test(sql.slice(leadingComments(sql))) || /^\s*with\b[^]*\binsert\s+into\b/i.test(sql)) c.skip = 'a statement the harness does not run (it runs queries over views of static data)';
     // A view's or table's entry answers by reading it; a drop answers nothing.
-    return table || insert || view ? { ...c, views } : c;
+    return table || tableAs || insert || insertQuery || truncate || view ? { ...c, views } : c;
   });
 }
 
@@ -252,6 +299,9 @@ function selectItems(list: string): string[] {
   return [...items, list.slice(start)];
 }
 
+/** A select item without its alias (`x AS t`, `x t`'s AS form), which an alias of the harness replaces. */
+const unaliased = (item: string) => item.replace(/\s+as\s+(?:\w+|`[^`]*`)\s*$/i, '');
+
 /** Whether the SQL reads a table of this name (a word of its text outside quotes). */
 const reads = (sql: string, name: string) => new RegExp(`\\b${name}\\b`, 'i').test(sql.replace(/'(?:[^'\\]|\\.)*'/g, "''"));
 
@@ -266,7 +316,9 @@ function errorAnswer(e: unknown): WeirAnswer {
  * Runs a golden file's query as Weir would answer it and prints its rows as Spark's sql-tests
  * do. A query that reads none of `views`, one `SELECT …` of no table (or of the typeCoercion
  * files' one-row view t, `CREATE TEMPORARY VIEW t AS SELECT 1`, whose column none of them
- * reads), runs as `SELECT … FROM src` over a one-row stream. Weir refuses two output columns of
+ * reads), runs as `SELECT … FROM src` over a one-row stream, or, an aggregate (which Weir
+ * refuses over a stream without a watermark), over one row of VALUES as the static side of a
+ * join with it, as Spark's one-row relation is a batch. Weir refuses two output columns of
  * one name (a sink writes columns by name), where Spark's result may repeat one
  * (`SELECT null, Null`): such a query runs with its items aliased c1, c2, … so that their values
  * are still compared, as are those of a query over views (`SELECT nt1.k, nt2.k FROM …`), where
@@ -276,7 +328,7 @@ function errorAnswer(e: unknown): WeirAnswer {
  * reading the view.
  */
 export async function weirAnswer(query: string, views: readonly GoldenView[] = [], binary?: BinaryOutputStyle): Promise<WeirAnswer> {
-  const view = /^\s*create\s+(?:or\s+replace\s+)?temp(?:orary)?\s+view\s+(\w+)/i.exec(query) ?? /^\s*(?:create\s+table|insert\s+into)\s+(\w+)/i.exec(query);
+  const view = /^\s*create\s+(?:or\s+replace\s+)?temp(?:orary)?\s+view\s+(\w+)/i.exec(query) ?? /^\s*(?:create\s+table|insert\s+into|truncate\s+table)\s+(\w+)/i.exec(query);
   if (view) {
     const read = await staticAnswer(`SELECT * FROM ${view[1]}`, views, binary);
     return read.output.startsWith('error ') ? read : { output: '' };
@@ -285,14 +337,17 @@ export async function weirAnswer(query: string, views: readonly GoldenView[] = [
   // The query's leading comments stay in its text, after the SELECT that the one-row query writes.
   const comments = leadingComments(query);
   const m = /^select\s+([^]*?)(?:\s+from\s+t)?$/i.exec(query.slice(comments));
-  if (used.length || !m || /\b(?:from|union|except|minus|intersect)\b/i.test(topLevel(m[1]))) return staticAnswer(query, used, binary);
+  if (used.length || !m || /\b(?:from|union|except|minus|intersect|where|group\s+by|having|order\s+by|limit)\b/i.test(topLevel(m[1]))) return staticAnswer(query, views, binary);
   try {
     const { row, schema } = await select(`${query.slice(0, comments)}${m[1]}`).catch((e: unknown) => {
       if (!/appears twice/.test((e as Error).message)) throw e;
-      return select(selectItems(m[1]).map((item, i) => `${item} AS c${i + 1}`).join(','));
+      return select(selectItems(m[1]).map((item, i) => `${unaliased(item)} AS c${i + 1}`).join(','));
     });
     return { output: schema.map((f) => goldenPrinted(row[f.name], f, binary)).join('\t'), schema };
   } catch (e) {
+    // An aggregate over the stream, which Weir refuses without a watermark (_LEGACY_ERROR_TEMP_3102):
+    // Spark's one-row relation is a batch, which the static side of the join is.
+    if (errorAnswer(e).output === 'error _LEGACY_ERROR_TEMP_3102') return staticAnswer(`SELECT ${m[1]} FROM VALUES (0) AS one_row(one_row)`, [], binary);
     return errorAnswer(e);
   }
 }
@@ -307,12 +362,16 @@ function withAliasedItems(query: string): string | undefined {
   if (!select || !from) return undefined;
   const items = selectItems(query.slice(select[0].length, from.index));
   if (items.some((item) => /\*\s*$/.test(item))) return undefined;
-  return `SELECT ${items.map((item, i) => `${item} AS c${i + 1}`).join(', ')}${query.slice(from.index)}`;
+  return `SELECT ${items.map((item, i) => `${unaliased(item)} AS c${i + 1}`).join(', ')}${query.slice(from.index)}`;
 }
 
 /** The query over the views it reads: its rows printed one a line, sorted unless it orders them at its top level. */
 async function staticAnswer(query: string, views: readonly GoldenView[], binary?: BinaryOutputStyle): Promise<WeirAnswer> {
-  const used = views.filter((v) => reads(query, v.name) || views.some((w) => w !== v && reads(w.sql, v.name)));
+  // The views it reads, and the views and tables those read (a view of a table), in the file's
+  // order (a Set's loop visits what it adds).
+  const read = new Set(views.filter((v) => reads(query, v.name)));
+  for (const v of read) for (const w of views) if (w !== v && reads(v.sql, w.name)) read.add(w);
+  const used = views.filter((v) => read.has(v));
   const sql = query.replace(/;\s*$/, '');
   const ctes = used.map((v) => `${v.name} AS (${v.sql})`);
   const run = (text: string) => selectStatic(text, ctes).catch(async (e: unknown) => {

@@ -9,19 +9,10 @@ import { formatDecimal } from '../decimal';
 import { formatFloat } from '../float';
 import { formatInterval, fullRange } from '../interval-utils';
 import { formatTimestamp } from '../timestamp-micros';
+import { formatDouble } from '../sql-values';
 import type { StaticTableSpec } from '../../operators/stream-static-join';
 import { compileStreamingQuery, type CompiledStreamingQuery } from '../streaming-query';
 import type { OperatorContext } from '../../operators/physical-operator';
-
-/** Java's Double.toString, as Spark prints a DOUBLE. */
-function javaDouble(v: number): string {
-  if (Number.isNaN(v)) return 'NaN';
-  if (!Number.isFinite(v)) return v > 0 ? 'Infinity' : '-Infinity';
-  const a = Math.abs(v);
-  if (a === 0 || (a >= 1e-3 && a < 1e7)) { const s = String(v); return s.includes('.') ? s : `${s}.0`; }
-  const [m, e] = v.toExponential().split('e');
-  return `${m.includes('.') ? m : `${m}.0`}E${e.startsWith('+') ? e.slice(1) : e}`;
-}
 
 /** An ANSI interval as the shell prints it: `INTERVAL '1-2' YEAR TO MONTH`. */
 const ansiInterval = (v: unknown, f: Field): string => formatInterval(f.type as 'day_time_interval', v, f.interval ?? fullRange(f.type as 'day_time_interval'));
@@ -50,8 +41,9 @@ export function printed(v: unknown, f: Field, nested = false, interval = ansiInt
   if (v === null || v === undefined) return nested ? 'null' : 'NULL';
   const inner = (x: unknown, g: Field, n = true) => printed(x, g, n, interval, binary);
   switch (f.type) {
-    case 'string': return nested ? JSON.stringify(v) : String(v);
-    case 'double': return f.float32 ? formatFloat(Number(v)) : javaDouble(Number(v));
+    // HiveResult quotes a nested string as it is: `{"b":""2""}`, nothing escaped.
+    case 'string': return nested ? `"${String(v)}"` : String(v);
+    case 'double': return f.float32 ? formatFloat(Number(v)) : formatDouble(Number(v));
     case 'decimal': return typeof v === 'bigint' ? formatDecimal(v, f.scale ?? 0) : String(v);
     case 'date': return typeof v === 'number' ? formatDate(v) : String(v);
     case 'timestamp': return typeof v === 'number' ? formatTimestamp(v) : String(v);
