@@ -1869,8 +1869,11 @@ function implicitStringCasts(types: ExprType[], typeOf: (t: ExprType[]) => ExprT
   return fewestCasts(types, strings, ['timestamp', 'date', ...(numbers ? ['double' as const] : [])], (t) => RESULT_TYPES.includes(typeOf(t)));
 }
 
-/** The atomic types Spark's ImplicitTypeCasts casts to a STRING where a function takes one. */
-const TO_STRING: ReadonlySet<ExprType> = new Set(['long', 'double', 'decimal', 'date', 'timestamp', 'boolean', 'day_time_interval', 'year_month_interval']);
+/**
+ * The atomic types Spark's ImplicitTypeCasts casts to a STRING where a function takes one (any
+ * AtomicType: a BINARY as its UTF-8 text, `upper(encode('ab', 'utf-8'))`, `btrim(X'20…')`).
+ */
+const TO_STRING: ReadonlySet<ExprType> = new Set(['long', 'double', 'decimal', 'date', 'timestamp', 'boolean', 'binary', 'day_time_interval', 'year_month_interval']);
 
 /**
  * Atomic non-string arguments (their types as `written`) read as STRINGs where the function

@@ -55,6 +55,10 @@ const EXAMPLES: [string, unknown][] = [
   ["trim(LEADING 'SL' FROM 'SSparkSQLS')", 'parkSQLS'],
   ["trim(TRAILING 'SL' FROM 'SSparkSQLS')", 'SSparkSQ'],
   ["btrim('SSparkSQLS', 'SL')", 'parkSQ'],
+  // A BINARY where a function takes a STRING is its UTF-8 text (Spark's implicit cast): a STRING.
+  ["btrim(encode('  xy ', 'utf-8'))", 'xy'],
+  ["typeof(btrim(encode('yxTomxx', 'utf-8'), encode('xyz', 'utf-8')))", 'string'],
+  ["upper(encode('ab', 'utf-8'))", 'AB'],
   ["ltrim('    SparkSQL   ')", 'SparkSQL   '],
   ["lpad('hi', 5, '??')", '???hi'],
   ["lpad('hi', 1, '??')", 'h'],

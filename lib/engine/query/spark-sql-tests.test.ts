@@ -26,7 +26,6 @@ const FILES = ['array', 'arrayJoin', 'binaryComparison', 'binary_base64', 'binar
 /** Why Weir answers otherwise. */
 const WHY = {
   sparkInternalError: "Spark answers INTERNAL_ERROR (the parameters of its DATATYPE_MISMATCH.WRONG_NUM_ARGS message undefined) where Weir refuses the call's arity",
-  btrimBinary: "btrim (and trim) of a BINARY trims bytes to a BINARY in Weir; this Spark casts the BINARY to STRING",
   binaryFormatClass: "refused with INVALID_PARAMETER_VALUE.BINARY_FORMAT (Spark 3.5's class), not Spark 4's DATATYPE_MISMATCH.INVALID_ARG_VALUE",
   javaDouble: "a DOUBLE printed as its shortest text (Java 19+'s Double.toString); Spark's run on Java 17 printed 17 digits",
   unaryPlusName: "INTERVAL '1 day' (a string of units) is an INTERVAL DAY TO SECOND in Weir; this Spark types it by its units, an INTERVAL DAY (Spark 3.5: the legacy CalendarInterval)",
@@ -674,9 +673,6 @@ const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> 
   },
   "sql-compatibility-functions": {},
   "string-functions": {
-    "SELECT btrim(encode(\" xyz \", 'utf-8'))": WHY.btrimBinary,
-    "SELECT btrim(encode('yxTomxx', 'utf-8'), encode('xyz', 'utf-8'))": WHY.btrimBinary,
-    "SELECT btrim(encode('xxxbarxxx', 'utf-8'), encode('x', 'utf-8'))": WHY.btrimBinary,
     "select to_binary('abc', 1)": WHY.binaryFormatClass,
     "select to_binary('abc', 'invalidFormat')": WHY.binaryFormatClass,
   },
@@ -1183,10 +1179,6 @@ const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> 
     "SELECT count(a) FROM test_missing_target GROUP BY a ORDER BY b": WHY.unresolvedColumnClass,
   },
   "postgreSQL-strings": {
-    "SELECT trim(binary('\\\\000') from binary('\\\\000Tom\\\\000'))": WHY.btrimBinary,
-    "SELECT btrim(binary('\\\\000trim\\\\000'), binary('\\\\000'))": WHY.btrimBinary,
-    "SELECT btrim(binary(''), binary('\\\\000'))": WHY.btrimBinary,
-    "SELECT btrim(binary('\\\\000trim\\\\000'), binary(''))": WHY.btrimBinary,
   },
   "postgreSQL-int2": {
   },

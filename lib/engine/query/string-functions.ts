@@ -307,14 +307,6 @@ function trimChars(s: string, set: string, left: boolean, right: boolean): strin
   return cs.slice(a, b).join('');
 }
 
-/** The bytes of `b` without the leading and trailing bytes that are in `set`. */
-function trimBytes(b: Uint8Array, set: Uint8Array): Uint8Array {
-  let from = 0, to = b.length;
-  while (from < to && set.includes(b[from])) from++;
-  while (to > from && set.includes(b[to - 1])) to--;
-  return b.subarray(from, to);
-}
-
 /**
  * startswith/endswith/contains: two binaries compare bytes (Spark's ByteArray.startsWith …);
  * otherwise both are read as strings, a BINARY beside a string, a number or a NULL cast to STRING
@@ -493,11 +485,8 @@ export const STRING_FUNCTIONS: Record<string, FunctionDef> = {
     impl: ([s, n, f], _c, t) => (padsBytes(t) ? padBytes('rpad()', s as Uint8Array, n as number, f as Uint8Array | undefined, false) : pad('rpad()', utf8Text(s), n as number, f === undefined ? ' ' : utf8Text(f), false)),
     checkLiterals: padLiterals('rpad()'),
   },
-  // On a BINARY (with BINARY trim bytes) Spark trims bytes, a space byte by default.
-  btrim: {
-    min: 1, max: 2, type: (a) => (a[0] === 'binary' && (a.length < 2 || a[1] === 'binary' || a[1] === 'null') ? 'binary' : str(a) ?? 'string'),
-    impl: ([s, c], _c, t) => (t[0] === 'binary' ? trimBytes(s as Uint8Array, (c as Uint8Array | undefined) ?? new Uint8Array([0x20])) : trimChars(s as string, (c as string | undefined) ?? ' ', true, true)),
-  },
+  // Spark's StringTrimBoth is StringTrim's: of STRINGs, a BINARY read as its text (a STRING result).
+  btrim: { min: 1, max: 2, type: (a) => str(a) ?? 'string', impl: ([s, c]) => trimChars(s as string, (c as string | undefined) ?? ' ', true, true) },
   ltrim: { min: 1, max: 2, type: (a) => str(a) ?? 'string', impl: ([s, c]) => trimChars(s as string, (c as string | undefined) ?? ' ', true, false) },
   rtrim: { min: 1, max: 2, type: (a) => str(a) ?? 'string', impl: ([s, c]) => trimChars(s as string, (c as string | undefined) ?? ' ', false, true) },
   instr: { min: 2, max: 2, resultIntegral: 32, type: (a) => str(a) ?? 'long', impl: ([s, sub]) => chars((s as string).slice(0, Math.max(0, (s as string).indexOf(sub as string)))).length + ((s as string).includes(sub as string) ? 1 : 0) },
