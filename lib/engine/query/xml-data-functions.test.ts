@@ -5,11 +5,10 @@
  * escaping).
  */
 import { describe, expect, it } from 'vitest';
-import { WeirError } from '../errors';
 import type { Row } from '../types';
 import { printed } from './testing/spark-printed';
 import { compileStreamingQuery } from './streaming-query';
-import { selectRefusal } from './testing/select-refusal';
+import { failure, selectRefusal } from './testing/select-refusal';
 
 const rel = { kind: 'StreamingRelation' as const, sourceName: 'src', schema: [{ name: 'id', type: 'long' as const }, { name: 'xml', type: 'string' as const }] };
 
@@ -19,16 +18,6 @@ async function shown(expr: string, xml: string | null = null): Promise<string> {
   let out: Row[] = [{ id: 1, xml }];
   for (const op of q.operators) out = await op.execute(out, { batchId: 0, batchWatermarkMs: 0, batchTimestampMs: 0 });
   return printed(out[0].v, q.outputSchema[0]);
-}
-
-async function failure(p: Promise<unknown>): Promise<WeirError> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof WeirError) return e;
-    throw e;
-  }
-  throw new Error('expected a failure');
 }
 
 const refusal = (expr: string) => selectRefusal(expr, rel);

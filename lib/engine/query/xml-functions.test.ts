@@ -6,11 +6,10 @@
  */
 import { describe, expect, it, vi } from 'vitest';
 import xpathModule from 'xpath';
-import { WeirError } from '../errors';
 import type { Row } from '../types';
 import { printed } from './testing/spark-printed';
 import { compileStreamingQuery } from './streaming-query';
-import { selectRefusal } from './testing/select-refusal';
+import { failure, selectRefusal } from './testing/select-refusal';
 
 const rel = { kind: 'StreamingRelation' as const, sourceName: 'src', schema: [{ name: 'id', type: 'long' as const }, { name: 'xml', type: 'string' as const }, { name: 'p', type: 'string' as const }] };
 
@@ -25,16 +24,6 @@ async function shown(expr: string, xml: string | null = null): Promise<string> {
 const lit = (s: string | null) => (s === null ? 'CAST(NULL AS STRING)' : `'${s.replace(/[\\']/g, (c) => `\\${c}`)}'`);
 /** fn(xml, path) with both as literals, printed. */
 const call = (fn: string, xml: string | null, path: string | null) => shown(`${fn}(xml, ${lit(path)})`, xml);
-
-async function failure(p: Promise<unknown>): Promise<WeirError> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof WeirError) return e;
-    throw e;
-  }
-  throw new Error('expected a failure');
-}
 
 const refusal = (expr: string) => selectRefusal(expr, rel);
 
