@@ -12,9 +12,9 @@
  * SCALAR_SUBQUERY_TOO_MANY_ROWS, as the single join fails; the count bug does not arise (a count
  * over no rows is 0, as the plan gives it).
  *
- * Two dynamic bindings, as scalar-subquery-results.ts's, for the synchronous span of a physical
- * planning: the outer values a plan's `outerReference`s read (OuterValues, set before each run of
- * the plan), and the values an operator's correlated subqueries were computed to
+ * Two dynamic bindings (planning-binding.ts), as scalar-subquery-results.ts's, for the span of
+ * a physical planning: the outer values a plan's `outerReference`s read (OuterValues, set before
+ * each run of the plan), and the values an operator's correlated subqueries were computed to
  * (CorrelatedValues, which its CorrelatedScalarSubqueryExec fills).
  */
 import { encodeKey } from '../state/state-value-codec';
@@ -22,6 +22,7 @@ import type { Row } from '../types';
 import type { Expr } from './expression';
 import type { CompiledExpr, EvalContext } from './function-types';
 import type { ScalarSubquery } from './logical-plan';
+import { planningBinding } from './planning-binding';
 
 /** The outer values of the run of a correlated subquery's plan under way, which its outer references read. */
 export class OuterValues {
@@ -56,34 +57,22 @@ export class CorrelatedValues {
   }
 }
 
-let boundOuter: OuterValues | undefined;
-let boundValues: CorrelatedValues | undefined;
+const boundOuter = planningBinding<OuterValues>();
+const boundValues = planningBinding<CorrelatedValues>();
 
 /** `f` (the physical planning of a correlated subquery's plan) with its outer references compiled to read `outer`. */
 export function withOuterValues<T>(outer: OuterValues | undefined, f: () => T): T {
-  const before = boundOuter;
-  boundOuter = outer;
-  try {
-    return f();
-  } finally {
-    boundOuter = before;
-  }
+  return boundOuter.bind(outer, f);
 }
 
 /** The outer values the expressions being compiled read (a correlated subquery's plan being planned). */
 export function boundOuterValues(): OuterValues | undefined {
-  return boundOuter;
+  return boundOuter.current();
 }
 
 /** `f` (the compilation of an operator's expressions) with its correlated subqueries compiled to read `values`. */
 export function withCorrelatedValues<T>(values: CorrelatedValues, f: () => T): T {
-  const before = boundValues;
-  boundValues = values;
-  try {
-    return f();
-  } finally {
-    boundValues = before;
-  }
+  return boundValues.bind(values, f);
 }
 
 /** Whether an expression holds a correlated scalar subquery (one with outer values). */
@@ -93,7 +82,7 @@ export function isCorrelatedSubquery(e: Expr): e is Extract<Expr, { kind: 'scala
 
 /** `outerReference`: the value at its index of the outer values bound when its plan was planned. */
 export function compileOuterReference(e: Extract<Expr, { kind: 'outerReference' }>): CompiledExpr {
-  const outer = boundOuter;
+  const outer = boundOuter.current();
   const { index } = e;
   return {
     ...e.type,
@@ -106,7 +95,7 @@ export function compileOuterReference(e: Extract<Expr, { kind: 'outerReference' 
 
 /** A correlated scalar subquery, its outer values compiled as `outer`: the value computed for the row's values. */
 export function compileCorrelatedSubquery(s: ScalarSubquery, outer: readonly CompiledExpr[]): CompiledExpr {
-  const values = boundValues;
+  const values = boundValues.current();
   const evals = outer.map((o) => o.eval);
   return {
     ...s.type,

@@ -10,6 +10,7 @@
  * as the expression compiler is called from every planner without a handle of the query's.
  */
 import type { ScalarSubquery } from './logical-plan';
+import { planningBinding } from './planning-binding';
 
 export class ScalarSubqueryResults {
   private readonly values = new Map<ScalarSubquery, unknown>();
@@ -25,20 +26,14 @@ export class ScalarSubqueryResults {
   }
 }
 
-let bound: ScalarSubqueryResults | undefined;
+const bound = planningBinding<ScalarSubqueryResults>();
 
 /** `f` (physical planning) with the scalar subqueries' expressions compiled to read `results`. */
 export function withScalarSubqueryResults<T>(results: ScalarSubqueryResults, f: () => T): T {
-  const before = bound;
-  bound = results;
-  try {
-    return f();
-  } finally {
-    bound = before;
-  }
+  return bound.bind(results, f);
 }
 
 /** The results the expressions being compiled read (unset outside physical planning: a value read then is an internal error). */
 export function boundScalarSubqueryResults(): ScalarSubqueryResults | undefined {
-  return bound;
+  return bound.current();
 }
