@@ -1430,20 +1430,9 @@ class QueryPlanner {
     if (!outer) return undefined;
     // An IN subquery there too: Spark's semi (anti) join above the Aggregate is WHERE's over it.
     const correlated = (c: Expression) => someExpression(c, (x) => x.kind === 'InSubquery' || (x.kind === 'ScalarSubquery' && this.correlatedScalarSubquery(x.plan, outer) !== undefined));
-    const conjuncts = splitConjunctivePredicates(having);
-    const moved = conjuncts.filter(correlated);
-    if (moved.length === 0) return undefined;
-    const pos = having.pos;
-    const alias = `${HIDDEN_SCALAR_SUBQUERY}_having${this.correlatedIds++}`;
-    const hidden: Expression[] = [];
-    const hide = (e: Expression): Expression => {
-      const name = `${alias}_${hidden.length}`;
-      hidden.push({ kind: 'Alias', child: e, name, pos: e.pos });
-      return { kind: 'UnresolvedAttribute', nameParts: [alias, name], pos: e.pos };
-    };
     // The aggregates, grouping columns and select aliases a moved conjunct reads are the
     // aggregation's (hidden) columns; in a subquery, the outer columns its correlation reads.
-    const over = (c: Expression): Expression => mapExpression(c, (x) => {
+    return this.havingAsWhere(aggregate, having, distinct, 'having', correlated, (c, hide) => mapExpression(c, (x) => {
       if (x.kind === 'UnresolvedAttribute' || (x.kind === 'UnresolvedFunction' && x.nameParts.length === 1 && isAggregateFunctionName(x.nameParts[0]))) return hide(x);
       if (x.kind !== 'ScalarSubquery') return undefined;
       const r = this.correlatedScalarSubquery(x.plan, outer);
@@ -1453,13 +1442,7 @@ class QueryPlanner {
       const condition = mapExpression(body.child.condition, (y) => (outerKeys.has(y) ? hide(y) : undefined));
       const plan = { ...body, child: { ...body.child, condition } };
       return { ...x, plan: x.plan.kind === 'UnresolvedHaving' ? { ...x.plan, child: plan } : plan };
-    });
-    const where = conjunctionOf(moved.map(over));
-    const kept = conjuncts.filter((c) => !moved.includes(c));
-    let inner: UnresolvedPlan = { ...aggregate, aggregateExpressions: [...aggregate.aggregateExpressions, ...hidden] };
-    if (kept.length) inner = { kind: 'UnresolvedHaving', havingCondition: conjunctionOf(kept), child: inner, pos };
-    if (distinct) inner = { kind: 'Distinct', child: inner, pos };
-    return selectAll({ kind: 'Filter', condition: where, child: { kind: 'SubqueryAlias', alias, child: inner, pos }, pos }, pos);
+    }));
   }
 
   /**
@@ -1471,22 +1454,38 @@ class QueryPlanner {
    * Undefined where no HAVING conjunct holds EXISTS.
    */
   private existsInHavingAsWhere(aggregate: Extract<UnresolvedPlan, { kind: 'Aggregate' }>, having: Expression, distinct: boolean): UnresolvedPlan | undefined {
+    const exists = (c: Expression) => someExpression(c, (x) => x.kind === 'Exists');
+    return this.havingAsWhere(aggregate, having, distinct, 'exists', exists, (c, hide) => {
+      const outerAggregates = (e: Expression) => mapExpression(e, (x) => (x.kind === 'UnresolvedFunction' && x.nameParts.length === 1 && isAggregateFunctionName(x.nameParts[0]) ? hide(x) : undefined));
+      return mapExpression(c, (x) => {
+        if (x.kind !== 'Exists' || x.plan.kind !== 'Project' || x.plan.child.kind !== 'Filter') return undefined;
+        return { ...x, plan: { ...x.plan, child: { ...x.plan.child, condition: outerAggregates(x.plan.child.condition) } } };
+      });
+    });
+  }
+
+  /**
+   * HAVING's conjuncts that `moves` picks as a WHERE over the aggregation, where Spark joins their
+   * subqueries above the Aggregate: `SELECT * FROM (<the aggregation, HAVING's other conjuncts, and
+   * each expression `rewrite` hides as a hidden column of it>) h WHERE <the moved conjuncts as
+   * `rewrite` gives them>`. Undefined where no conjunct moves.
+   */
+  private havingAsWhere(
+    aggregate: Extract<UnresolvedPlan, { kind: 'Aggregate' }>, having: Expression, distinct: boolean, tag: string,
+    moves: (c: Expression) => boolean, rewrite: (c: Expression, hide: (e: Expression) => Expression) => Expression,
+  ): UnresolvedPlan | undefined {
     const conjuncts = splitConjunctivePredicates(having);
-    const moved = conjuncts.filter((c) => someExpression(c, (x) => x.kind === 'Exists'));
+    const moved = conjuncts.filter(moves);
     if (moved.length === 0) return undefined;
     const pos = having.pos;
-    const alias = `${HIDDEN_SCALAR_SUBQUERY}_exists${this.correlatedIds++}`;
+    const alias = `${HIDDEN_SCALAR_SUBQUERY}_${tag}${this.correlatedIds++}`;
     const hidden: Expression[] = [];
     const hide = (e: Expression): Expression => {
       const name = `${alias}_${hidden.length}`;
       hidden.push({ kind: 'Alias', child: e, name, pos: e.pos });
       return { kind: 'UnresolvedAttribute', nameParts: [alias, name], pos: e.pos };
     };
-    const outerAggregates = (e: Expression) => mapExpression(e, (x) => (x.kind === 'UnresolvedFunction' && x.nameParts.length === 1 && isAggregateFunctionName(x.nameParts[0]) ? hide(x) : undefined));
-    const where = conjunctionOf(moved.map((c) => mapExpression(c, (x) => {
-      if (x.kind !== 'Exists' || x.plan.kind !== 'Project' || x.plan.child.kind !== 'Filter') return undefined;
-      return { ...x, plan: { ...x.plan, child: { ...x.plan.child, condition: outerAggregates(x.plan.child.condition) } } };
-    })));
+    const where = conjunctionOf(moved.map((c) => rewrite(c, hide)));
     const kept = conjuncts.filter((c) => !moved.includes(c));
     let inner: UnresolvedPlan = { ...aggregate, aggregateExpressions: [...aggregate.aggregateExpressions, ...hidden] };
     if (kept.length) inner = { kind: 'UnresolvedHaving', havingCondition: conjunctionOf(kept), child: inner, pos };
