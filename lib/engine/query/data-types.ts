@@ -4,6 +4,7 @@
  * conversions between it and a schema Field (a column, a struct field, an array element).
  */
 import type { Field, Schema } from '../types';
+import { writtenColumnName } from './column-names';
 import { LONG_DECIMAL, literalDecimalType, MAX_PRECISION, type DecimalType } from './decimal';
 import type { Expr } from './expression';
 import { fullRange, intervalTypeText, type IntervalFields } from './interval-utils';
@@ -201,7 +202,7 @@ export interface SparkColumn {
 
 /** The columns of `schema` with Spark's type names, not Weir's internal ones (an INT is `int`, not `long`). */
 export function sparkColumns(schema: Schema): SparkColumn[] {
-  return schema.map((f) => ({ name: f.name, type: simpleTypeString(f) }));
+  return schema.map((f) => ({ name: writtenColumnName(f.name), type: simpleTypeString(f) }));
 }
 
 /** Whether two types are the same type (element, key and value types included). */

@@ -18,6 +18,7 @@ import { notSupportedYet, SqlValidationError } from './sql-error';
 import { fieldOfDataType } from './data-types';
 import { someExpression } from './parser/expression-tree';
 import { positionalArguments } from './named-arguments';
+import { writtenColumnName } from './column-names';
 
 /** 1-based line and column of a front-end position (what errors and `explain` carry). */
 export function lineColumn(pos: Position | undefined): SqlPosition | undefined {
@@ -68,26 +69,6 @@ export function ambiguousReference(name: string, columns: string[], pos: SqlPosi
     `Reference \`${name}\` is ambiguous, could be: [${quoted.join(', ')}]. Qualify it with the table's name or alias (${columns[0]})`,
     pos, 'column reference', 'AMBIGUOUS_REFERENCE',
   );
-}
-
-/**
- * A subquery's output may name two columns alike (`SELECT * FROM a JOIN b ON a.k = b.k` keeps
- * both `k`), as Spark's plans may: a row holds each under a name of its own, the later ones as
- * `<name>` + this mark + a number, written `<name>` (a star and the output show them so) and
- * ambiguous wherever a name reads them (Spark's AMBIGUOUS_REFERENCE). The mark is a character no
- * SQL text writes unquoted.
- */
-export const DUPLICATE_COLUMN_MARK = '\u0000';
-
-/** The row's column for the `n`-th (from 1) repeat of the output name `name`. */
-export function duplicateColumn(name: string, n: number): string {
-  return `${name}${DUPLICATE_COLUMN_MARK}${n}`;
-}
-
-/** The name a column is written as: a repeated output name's (see DUPLICATE_COLUMN_MARK), any other as itself. */
-export function writtenColumnName(column: string): string {
-  const i = column.indexOf(DUPLICATE_COLUMN_MARK);
-  return i > 0 ? column.slice(0, i) : column;
 }
 
 /** Names that are a function when no column has them (Catalyst with ANSI off: current_date, user…). */

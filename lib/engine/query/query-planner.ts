@@ -16,7 +16,8 @@ import { unsupportedOperation } from '../errors';
 import type { Expr, SqlPosition } from './expression';
 import { exprToString } from './expression';
 import { compileExpression, typeOfCompiled, widenSetOperationColumn, widerTypeWithoutStringPromotion } from './expression-compiler';
-import { duplicateColumn, ExpressionBuilder, lineColumn, writtenColumnName, type Scope } from './expression-builder';
+import { duplicateColumn, writtenColumnName } from './column-names';
+import { ExpressionBuilder, lineColumn, type Scope } from './expression-builder';
 import { generatorOutput, GENERATORS, TABLE_FUNCTIONS } from './generators';
 import { children, firstStreamingRelation, isDeterministicPlan, relationOutput, type LogicalPlan, type NamedExpr, type ScalarSubquery, type StreamingRelation } from './logical-plan';
 import { checkCorrelatedReferences, OuterReferences, readsOuterReference } from './outer-references';
@@ -26,7 +27,7 @@ import { mapExpression, someExpression } from './parser/expression-tree';
 import { expressionSql } from './parser/expression-sql';
 import { BooleanType, IntegerType, LongType, type DataType } from './parser/data-type';
 import { parseDataType } from './parser/data-type-parser';
-import { outputSchema, resolveSubquery, type Resolved } from './resolved-plan';
+import { resolveSubquery, type Resolved } from './resolved-plan';
 import { conjunctionOf, splitConjunctivePredicates, VALUES_RELATION, type BinaryOp, type Expression, type LogicalPlan as UnresolvedPlan, type Position } from './parser/unresolved-plan';
 import { buildAggregation, buildSortAndLimit, checkStarWithGroupByPosition, containsAggregate, isAggregation, isDistinctOverAggregation, missingSortReferences, sortOverMissingReferences, type SortClause } from './aggregate-planner';
 import { isAggregateFunctionName } from './aggregate-functions';
@@ -63,23 +64,12 @@ export function buildLogicalPlan(sql: string, relations: StreamingRelation | rea
     const all = Array.isArray(relations) ? relations : [relations as StreamingRelation];
     // The row an inline table's rows are selected from (VALUES_TABLE), beside the job's tables.
     const planner = new QueryPlanner(sql, all, [...staticTables, VALUES_TABLE]);
-    return outputNamesChecked(staticReadsChecked(planner.plan(parsePlan(sql), new Map()), all), planner.repeatedNames);
+    return staticReadsChecked(planner.plan(parsePlan(sql), new Map()), all);
   } catch (e) {
     // The last resort, should some shape within the limits still exhaust the stack.
     if (e instanceof RangeError) throw tooDeep();
     throw e;
   }
-}
-
-/**
- * The query's output names each column once: a row (and every sink) holds a column by its name,
- * so a name a subquery may repeat is refused where the query outputs it.
- */
-function outputNamesChecked(plan: LogicalPlan, repeated: ReadonlyMap<string, SqlPosition | undefined>): LogicalPlan {
-  if (repeated.size === 0) return plan;
-  const twice = outputSchema(plan).find((f) => repeated.has(f.name));
-  if (twice) throw new SqlValidationError(`Output column "${writtenColumnName(twice.name)}" appears twice; give one of them an alias with AS`, repeated.get(twice.name), 'select list');
-  return plan;
 }
 
 /** Spark's UNRESOLVABLE_TABLE_VALUED_FUNCTION: a call in FROM of a function that is none of TABLE_FUNCTIONS. */
@@ -361,8 +351,8 @@ class QueryPlanner {
    * (a CTE is planned with staticLeaves whatever it reads; one over a stream refuses them).
    */
   private batchSelect = false;
-  /** The row columns of output names a select list repeats (duplicateColumn), each with its select item's position. */
-  readonly repeatedNames = new Map<string, SqlPosition | undefined>();
+  /** How many output names select lists repeated (duplicateColumn numbers each repeat's row column). */
+  private repeats = 0;
 
   constructor(
     private readonly sql: string,
@@ -1783,12 +1773,10 @@ class QueryPlanner {
         lineColumn(u.pos), 'column aliases', '_LEGACY_ERROR_TEMP_1028',
       );
     }
-    const seen = new Set<string>();
-    for (const name of names) {
-      if (seen.has(name.toLowerCase())) throw new SqlValidationError(`Output column "${name}" appears twice in the column aliases; give each column its own name`, lineColumn(u.pos), 'column aliases');
-      seen.add(name.toLowerCase());
-    }
-    return { kind: 'Project', list: output.map((f, i) => ({ expr: { kind: 'column', name: f.name }, name: names[i] })), child: plan };
+    // A name given twice (`t(x, x)`) is two columns, as Spark's are.
+    const list: NamedExpr[] = output.map((f, i) => ({ expr: { kind: 'column', name: f.name }, name: names[i] }));
+    this.markRepeats(list);
+    return { kind: 'Project', list, child: plan };
   }
 
   /**
@@ -1883,8 +1871,8 @@ class QueryPlanner {
 
   /**
    * A name given twice is two columns, as in Spark's plans (`*` over a join whose sides share a
-   * name): the repeat gets a row column of its own, and is refused only where a name reads it or
-   * the query outputs it (outputNamesChecked). Marks `list` in place.
+   * name): the repeat gets a row column of its own, written as the name (the output shows both,
+   * as Spark's does) and ambiguous where a name reads it. Marks `list` in place.
    */
   private markRepeats(list: NamedExpr[]): void {
     const seen = new Set<string>();
@@ -1894,8 +1882,7 @@ class QueryPlanner {
         seen.add(key);
         return;
       }
-      const name = duplicateColumn(writtenColumnName(n.name), this.repeatedNames.size + 1);
-      this.repeatedNames.set(name, n.expr.pos);
+      const name = duplicateColumn(writtenColumnName(n.name), ++this.repeats);
       list[i] = { ...n, name };
     });
   }

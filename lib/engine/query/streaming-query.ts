@@ -30,7 +30,7 @@ import { expandOutput, generateOutput, generatorFields, projectOutput, staticSid
 import { outputSchema as logicalPlanOutput, resolvePlan } from './resolved-plan';
 import { fieldOfType, sameType, typeOfField } from './data-types';
 import { exprChildren, exprToString, type Expr, type SqlType } from './expression';
-import { DUPLICATE_COLUMN_MARK } from './expression-builder';
+import { DUPLICATE_COLUMN_MARK } from './column-names';
 import { FILE_FUNCTIONS } from './misc-functions';
 import { castValue } from './sql-values';
 import { ExpandExec } from '../operators/expand-exec';

@@ -17,6 +17,7 @@ import { formatFloat } from '../query/float';
 import { formatInterval, fullRange } from '../query/interval-utils';
 import { castValue } from '../query/sql-values';
 import type { Field, Row, Schema } from '../types';
+import { writtenColumnName } from '../query/column-names';
 
 /** A value as Spark's ToPrettyString writes it. */
 export function prettyString(v: unknown, f: Field): string {
@@ -61,7 +62,7 @@ const halfWidth = (s: string) => s.length + (s.match(FULL_WIDTH)?.length ?? 0);
 export function showString(rows: readonly Row[], schema: Schema, numRows = 20, truncate = 20): string {
   const cut = (s: string) => (truncate > 0 && s.length > truncate ? (truncate < 4 ? s.slice(0, truncate) : `${s.slice(0, truncate - 3)}...`) : s);
   const table = [
-    schema.map((f) => escapeMetaCharacters(f.name)),
+    schema.map((f) => escapeMetaCharacters(writtenColumnName(f.name))),
     ...rows.slice(0, numRows).map((r) => schema.map((f) => cut(escapeMetaCharacters(prettyString(r[f.name], f))))),
   ];
   const widths = schema.map((_, i) => Math.max(3, ...table.map((cells) => halfWidth(cells[i]))));
