@@ -34,7 +34,7 @@ describe('a stream joined with several static tables', () => {
 
   it('a static column named like a stream column: both read, qualified', async () => {
     await same('SELECT e.id, e.region, b.region AS b_region FROM events e JOIN blocked b ON e.user = b.user');
-    expect(errorsOf('SELECT e.id, region FROM events e JOIN blocked b ON e.user = b.user')).toContain('Reference `region` is ambiguous, could be: [`region`, `b`.`region`]');
+    expect(errorsOf('SELECT e.id, region FROM events e JOIN blocked b ON e.user = b.user')).toContain('Reference `region` is ambiguous, could be: [`e`.`region`, `b`.`region`]');
   });
 
   it('a subquery or CTE over the stream on the stream side', async () => {

@@ -104,6 +104,8 @@ export class ExpressionBuilder {
   private readonly unqualified = new Map<string, Set<string>>();
   /** The joined row's disambiguated columns → the name the user wrote for them (`a.value` → `value`). */
   private readonly written = new Map<string, string>();
+  /** A side's plain-named column → `<its side>.<name>`, as an ambiguous reference lists it. */
+  private readonly qualified = new Map<string, string>();
 
   /**
    * Where a select item is built: the columns a `*` or `t.*` argument of a function stands for
@@ -181,11 +183,15 @@ export class ExpressionBuilder {
     /** The query's text: an extraction is `.field` or `[key]` by the character before it. */
     private readonly sql: string,
   ) {
-    for (const columns of scope.sides?.values() ?? []) {
+    for (const [qualifier, columns] of scope.sides ?? []) {
       for (const [name, column] of columns) {
         if (!this.unqualified.has(name)) this.unqualified.set(name, new Set());
         this.unqualified.get(name)!.add(column);
         if (column.toLowerCase() !== name) this.written.set(column, column.slice(column.length - name.length));
+        // A side's column that kept its plain name is named by the side in a message, as Spark's
+        // AMBIGUOUS_REFERENCE names each attribute (`e`.`region`, `b`.`region`): the last of its
+        // side's names, its alias.
+        else this.qualified.set(column, `${qualifier}.${column}`);
       }
     }
     for (const [name, column] of scope.merged ?? []) this.unqualified.set(name, new Set([column]));
@@ -403,7 +409,7 @@ export class ExpressionBuilder {
     } else {
       if (parts.length > 1 && this.scope.qualifiers.has(parts[0].toLowerCase())) rest = parts.slice(1);
       const columns = this.unqualified.get(rest[0].toLowerCase());
-      if (columns && columns.size > 1) throw ambiguousReference(rest[0], [...columns].map(writtenColumnName), pos);
+      if (columns && columns.size > 1) throw ambiguousReference(rest[0], [...columns].map((c) => this.qualified.get(c) ?? writtenColumnName(c)), pos);
       if (columns) rest = [[...columns][0], ...rest.slice(1)];
     }
     const [name, ...fields] = rest;
