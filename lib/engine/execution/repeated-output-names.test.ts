@@ -42,11 +42,12 @@ const STATE_SCHEMA_BEFORE = {
 const users: StaticTableSpec = { name: 'users', type: 'file', path: 'memory:users', schema: USERS };
 
 /** The query over one batch of EVENT_ROWS joined with USER_ROWS: its output's written names and its rows as those names print them. */
-async function answer(sql: string): Promise<{ names: string[]; rows: string[] }> {
+async function answer(sql: string, ordered = false): Promise<{ names: string[]; rows: string[] }> {
   const q = compileStreamingQuery(sql, { kind: 'StreamingRelation', sourceName: 'events', schema: EVENTS }, { staticTables: [users] });
   let out: Row[] = EVENT_ROWS;
   for (const op of q.operators) out = await op.execute(out, { batchId: 0, batchWatermarkMs: 0, batchTimestampMs: 0, loadStaticTable: async () => USER_ROWS });
-  return { names: q.outputSchema.map((f) => writtenColumnName(f.name)), rows: out.map((r) => q.outputSchema.map((f) => String(r[f.name])).join(',')).sort() };
+  const rows = out.map((r) => q.outputSchema.map((f) => String(r[f.name])).join(','));
+  return { names: q.outputSchema.map((f) => writtenColumnName(f.name)), rows: ordered ? rows : rows.sort() };
 }
 
 const spec = (sql: string, sink: Record<string, unknown>, checkpointLocation = '/tmp/weir-repeated-names-cp') => ({
@@ -81,6 +82,13 @@ describe('a select list or a column list that repeats a name', () => {
   it('outputs both columns, as Spark does', async () => {
     expect(await answer('SELECT id, amount AS id FROM events')).toEqual({ names: ['id', 'id'], rows: ['1,10', '3,30'] });
     expect(await answer('SELECT * FROM (SELECT id, amount FROM events) t(x, x)')).toEqual({ names: ['x', 'x'], rows: ['1,10', '3,30'] });
+  });
+});
+
+describe('ORDER BY a qualified name the output repeats', () => {
+  it('sorts by that side\'s column, as Spark does', async () => {
+    const sql = 'SELECT q.* FROM events CROSS JOIN (SELECT a.*, b.* FROM users a CROSS JOIN users b ORDER BY a.id, b.id DESC) q WHERE events.id = 1';
+    expect(await answer(sql, true)).toEqual({ names: ['id', 'name', 'id', 'name'], rows: ['1,ann,2,bob', '1,ann,1,ann', '2,bob,2,bob', '2,bob,1,ann'] });
   });
 });
 

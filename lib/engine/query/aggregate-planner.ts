@@ -28,6 +28,7 @@ import { mapExpression, someExpression } from './parser/expression-tree';
 import { IntegerType, sql } from './parser/data-type';
 import type { Expression, Position, SortOrder } from './parser/unresolved-plan';
 import { SqlValidationError } from './sql-error';
+import { writtenColumnName } from './column-names';
 
 const AGG_PREFIX = '__agg';
 const KEY_PREFIX = '__key';
@@ -633,8 +634,12 @@ function orderByAll(sort: SortClause, out: readonly string[], input: Schema = []
 
 function sortsOutputColumn(e: Expression, out: readonly string[]): string | undefined {
   if (isPosition(e)) return out[Number(e.value) - 1];
-  if (e.kind === 'UnresolvedAttribute') return out.find((n) => n.toLowerCase() === e.nameParts[e.nameParts.length - 1].toLowerCase());
-  return undefined;
+  if (e.kind !== 'UnresolvedAttribute') return undefined;
+  const name = e.nameParts[e.nameParts.length - 1].toLowerCase();
+  // A qualified name of a column the output repeats (`ORDER BY b.f1` over `a.*, b.*`) is that
+  // side's column, not the output's first of the name.
+  if (e.nameParts.length > 1 && out.filter((n) => writtenColumnName(n).toLowerCase() === name).length > 1) return undefined;
+  return out.find((n) => n.toLowerCase() === name);
 }
 
 /**

@@ -51,7 +51,6 @@ const WHY = {
   pivotValueTypeClass: "a pivot value of another type than a pivot column of two columns is refused with DATATYPE_MISMATCH.CAST_WITHOUT_SUGGESTION (its cast), not Spark's PIVOT_VALUE_DATA_TYPE_MISMATCH",
   withinGroupGrammar: "refused with PARSE_SYNTAX_ERROR: Weir parses with Spark 3.5's grammar (dt-sql-parser's), whose WITHIN GROUP (ORDER BY x) follows only percentile_cont(p) and percentile_disc(p), one percentage and one ordering, without DISTINCT; Spark 4's grammar takes WITHIN GROUP after any call and its analyzer refuses it with this class",
   generatorNameClash: "a generator whose output column is named like a column of its input (explode(…) AS col beside LATERAL explode's col) is refused; Spark's output repeats the name",
-  orderByRepeatedName: "ORDER BY B1.f1, B2.f1 over a select list that repeats f1 (B1.*, B2.*): Weir's sort reads the first f1 for both keys; Spark sorts by each side's own column",
   oldBinaryPrint: "this copy's Spark (of 2.4's time) printed a BINARY as its bytes in hex ([31 30]); Spark 3.x's sql-tests print its UTF-8 text, as Weir does",
   correlatedMultiColumnInSubquery: "a correlated (a, b) [NOT] IN (SELECT x, y FROM t WHERE t.c = outer.c) is refused (its outer column unresolved in the subquery): Weir joins on each column pair only an uncorrelated subquery, and a correlated IN of one value; Spark's rewrite joins on the pairs and the subquery's WHERE",
   nullsFirstLimitSubquery: "a correlated scalar subquery `(SELECT t2c FROM t2 WHERE t1b < t1d ORDER BY t2c LIMIT 1)`, whose WHERE reads outer columns only: t2 has NULL t2c values, first in ascending order (NULLS FIRST), so where t1b < t1d its value is NULL, which no t1c equals, and Weir keeps no row; this Spark answers val1a 16, as though the subquery's first t2c were 12, its smallest value that is not NULL",
@@ -1063,7 +1062,6 @@ const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> 
   "postgreSQL-aggregates_part2": {
   },
   "postgreSQL-boolean": {
-    "SELECT '' AS tf_12_ff_4, BOOLTBL1.*, BOOLTBL2.*\n   FROM BOOLTBL1, BOOLTBL2\n   WHERE BOOLTBL2.f1 = BOOLTBL1.f1 or BOOLTBL1.f1 = boolean('true')\n   ORDER BY BOOLTBL1.f1, BOOLTBL2.f1": WHY.orderByRepeatedName,
     "SELECT '' AS zero, BOOLTBL1.*\n   FROM BOOLTBL1\n   WHERE booleq(boolean('false'), f1)": WHY.suiteUdf,
     "SELECT '' AS tf_12, BOOLTBL1.*, BOOLTBL2.*\n   FROM BOOLTBL1, BOOLTBL2\n   WHERE boolne(BOOLTBL2.f1,BOOLTBL1.f1)": WHY.suiteUdf,
   },
