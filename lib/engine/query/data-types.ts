@@ -54,6 +54,14 @@ const WINDOW_FIELDS_NTZ: Field[] = WINDOW_FIELDS.map((f) => ({ ...f, ntz: true }
 /** The fields `start` and `end` of a window column `f` (TIMESTAMP_NTZ when the column is marked ntz). */
 export const windowFields = (f: Field): Field[] => (f.ntz ? WINDOW_FIELDS_NTZ : WINDOW_FIELDS);
 
+/** Whether `t` may key a map: Spark refuses a MAP, or an array or struct holding one, as a key. */
+export function isMapKeyType(t: TypeInfo): boolean {
+  if (t.type === 'map') return false;
+  if (t.type === 'array') return isMapKeyType(typeOfField(t.elementType!));
+  if (t.type === 'struct') return (t.fields ?? []).every((f) => isMapKeyType(typeOfField(f)));
+  return true;
+}
+
 /** A schema field's expression type, with what its values carry beside it. */
 export function typeOfField(f: Field): TypeInfo {
   switch (f.type) {
@@ -271,8 +279,8 @@ export function fieldOfDataType(name: string, t: DataType, nullable = true): Fie
     case 'map': {
       const k = fieldOfDataType('key', t.keyType, false);
       if (typeof k === 'string') return k;
-      // A map is kept as an object keyed by the key's text (map-functions.ts says why).
-      if (k.type === 'array' || k.type === 'map' || k.type === 'struct') return `${name} is ${sparkSql(t)}: a map's key must be a simple type such as STRING or BIGINT`;
+      // Spark's INVALID_MAP_KEY_TYPE: a map cannot key a map.
+      if (!isMapKeyType(typeOfField(k))) return `${name} is ${sparkSql(t)}: a map's key cannot be or hold a MAP (INVALID_MAP_KEY_TYPE)`;
       const v = fieldOfDataType('value', t.valueType, t.valueContainsNull);
       return typeof v === 'string' ? v : { name, type: 'map', keyType: k, valueType: v, nullable };
     }

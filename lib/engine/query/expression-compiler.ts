@@ -13,11 +13,12 @@ import { compileCorrelatedSubquery, compileOuterReference } from './correlated-s
 import { sqlFunctionCatalog } from './function-catalog';
 import { levenshtein } from './string-functions';
 import type { Field, Schema } from '../types';
-import { decimalOperand, elementOf, fieldOfType, integralWidth, sameType, typeOfField, typeText, widensToFloat, type TypeInfo } from './data-types';
+import { decimalOperand, elementOf, fieldOfType, integralWidth, isMapKeyType, sameType, typeOfField, typeText, widensToFloat, type TypeInfo } from './data-types';
 import { GENERATORS } from './generators';
 import type { CompiledLambda, LambdaCompiler } from './higher-order-functions';
 import { FUNCTION_REGISTRY } from './function-registry';
 import { buildMap } from './map-functions';
+import { mapKeyText, mapKeyValue } from './map-keys';
 import { asFloat, floatFromLong, formatFloat } from './float';
 import { castTypeText, exprToString, structFieldName, type Expr, type SqlType } from './expression';
 import type { CallExpr, CallRewrite, CollectionFunctionDef, CompiledExpr, Evaluator, FunctionDef } from './function-types';
@@ -303,9 +304,12 @@ function complexText(t: TypeInfo): (v: unknown) => string {
     return (v) => `[${(v as unknown[]).map(el).join(', ')}]`;
   }
   if (t.type === 'map') {
-    // A map's keys are kept as their text (map-functions.ts), which is the key's CAST text.
+    // A simple key's text (map-keys.ts) is its CAST text; an array or struct key is read back and written as CAST writes it.
+    const kt = typeOfField(t.keyType!);
+    const keyText = isComplex(kt.type) ? complexText(kt) : undefined;
+    const key = (k: string) => (keyText ? keyText(mapKeyValue(k, kt)) : k);
     const value = inner(t.valueType!);
-    return (v) => `{${Object.entries(v as Record<string, unknown>).map(([k, x]) => `${k} -> ${value(x)}`).join(', ')}}`;
+    return (v) => `{${Object.entries(v as Record<string, unknown>).map(([k, x]) => `${key(k)} -> ${value(x)}`).join(', ')}}`;
   }
   const fields = (t.fields ?? []).map((f) => ({ name: f.name, text: inner(f) }));
   return (v) => `{${fields.map((f) => f.text((v as Record<string, unknown>)[f.name])).join(', ')}}`;
@@ -353,16 +357,15 @@ function complexCast(from: TypeInfo, to: Field): ((v: unknown) => unknown) | str
       const value = part(typeOfField(from.valueType!), to.valueType!);
       if (typeof key === 'string') return key;
       if (typeof value === 'string') return value;
-      // A map's keys are kept as their text (map-functions.ts): read, cast, written back.
-      const readKey = (k: string) => (fk.type === 'string' ? k : castValue(k, 'string', fk.type as SqlType, undefined, fk.decimal));
-      const writeKey = (k: unknown) => (tk.type === 'string' ? k : castValue(k, tk.type as SqlType, 'string', tk.precision === undefined ? undefined : { precision: tk.precision, scale: tk.scale ?? 0 }));
+      // A map's keys are kept as their text (map-keys.ts): read, cast, written back.
+      const tkType = typeOfField(tk);
       return (v) => {
         const out: Record<string, unknown> = {};
         for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
-          const cast = key(readKey(k));
+          const cast = key(mapKeyValue(k, fk));
           // Spark fails on a NULL map key; ANSI off, the whole map is NULL here.
           if (cast === null) return null;
-          Object.defineProperty(out, String(writeKey(cast)), { value: value(x), enumerable: true, writable: true, configurable: true });
+          Object.defineProperty(out, mapKeyText(cast, tkType), { value: value(x), enumerable: true, writable: true, configurable: true });
         }
         return out;
       };
@@ -1539,7 +1542,7 @@ class ExpressionCompiler implements LambdaCompiler {
     if (e.args.length % 2 !== 0) this.fail(e, 'map() takes key/value pairs: map(key1, value1, key2, value2, …)');
     const keys = unify(e.args.filter((_, i) => i % 2 === 0), 'keys');
     const vals = unify(e.args.filter((_, i) => i % 2 === 1), 'values');
-    if (['array', 'map', 'struct'].includes(keys.type.type)) this.fail(e, `map() keys must be of a simple type, got ${typeText(keys.type)}`);
+    if (!isMapKeyType(keys.type)) this.mismatch(e, 'INVALID_MAP_KEY_TYPE', `The input ${typeText(keys.type)} is an invalid type for a map key.`, 'A map cannot key a map: use keys of another type.');
     const kt: TypeInfo = keys.type.type === 'null' ? { type: 'string' } : keys.type;
     // No keys or no values but NULLs: Spark's MAP<VOID, VOID> (map()), which widens to any map.
     const voidOf = (t: TypeInfo) => (t.type === 'null' ? { void: true as const } : {});

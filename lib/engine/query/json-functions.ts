@@ -21,10 +21,11 @@ import { decimalFromDouble, decimalFromLong, formatDecimal, MAX_PRECISION } from
 import { fieldOfDataType, fieldOfType, typeOfField, typeText } from './data-types';
 import type { CallCompiler, CallExpr, CompiledExpr } from './function-types';
 import { checkStringLength } from './value-limits';
+import { mapKeyText, mapKeyValue } from './map-keys';
 import { foldedText } from './function-args';
 import { parseDataType, parseSchema } from './parser/data-type-parser';
 import type { DataType } from './parser/data-type';
-import { referencedColumns, type Expr, type SqlType } from './expression';
+import { referencedColumns, type Expr } from './expression';
 import { castValue, formatDouble, nonFiniteDouble } from './sql-values';
 import { parseTimestampLiteral } from './expression-builder';
 import { formatInterval, fullRange, parseInterval } from './interval-utils';
@@ -138,15 +139,15 @@ function convert(v: unknown, f: Field, o: JsonOptions = {}): unknown {
   }
 }
 
-/** A JSON object as a map (its keys converted to the key type and back to their text). */
+/** A JSON object as a map (its keys read as the key type and written back as their text, map-keys.ts). */
 function readMap(obj: Record<string, unknown>, f: Field, o: JsonOptions): Record<string, unknown> | null {
-  const kt = f.keyType!;
+  const kt = typeOfField(f.keyType!);
   const entries: [string, unknown][] = [];
   for (const [k, x] of Object.entries(obj)) {
-    const key = kt.type === 'string' ? k : castValue(k, 'string', kt.type as SqlType);
+    const key = mapKeyValue(k, kt);
     // A key that does not read as the key type makes the whole map NULL (PERMISSIVE).
     if (key === null) return null;
-    entries.push([kt.type === 'string' ? k : (castValue(key, kt.type as SqlType, 'string') as string), convert(x, f.valueType!, o)]);
+    entries.push([mapKeyText(key, kt), convert(x, f.valueType!, o)]);
   }
   return Object.fromEntries(entries);
 }

@@ -29,9 +29,10 @@ import { buildLogicalPlan } from './query-planner';
 import { expandOutput, generateOutput, generatorFields, projectOutput, staticSideOf, streamSideOf, unionOutput } from './plan-output';
 import { outputSchema as logicalPlanOutput, resolvePlan } from './resolved-plan';
 import { fieldOfType, sameType, typeOfField } from './data-types';
-import { exprChildren, exprToString, type Expr, type SqlType } from './expression';
+import { exprChildren, exprToString, type Expr } from './expression';
 import { DUPLICATE_COLUMN_MARK } from './expression-builder';
 import { FILE_FUNCTIONS } from './misc-functions';
+import { mapKeyValue } from './map-keys';
 import { castValue } from './sql-values';
 import { ExpandExec } from '../operators/expand-exec';
 import { GenerateExec, type GenerateSpec } from '../operators/generate-exec';
@@ -446,7 +447,7 @@ function generatorOf(g: Extract<LogicalPlan, { kind: 'Generate' }>['generator'],
     return { fields, spec: { collection, structFields: names, position: false, outer: false } };
   }
   const keyType = arg.type === 'map' ? typeOfField(arg.keyType!) : undefined;
-  const mapKey = keyType && (keyType.type === 'string' ? (k: string) => k : (k: string) => castValue(k, 'string', keyType.type as SqlType, undefined, keyType.decimal));
+  const mapKey = keyType && ((k: string) => mapKeyValue(k, keyType));
   const structFields = g.name.startsWith('inline') ? fields.map((f) => f.name) : undefined;
   return { fields, spec: { collection: arg.eval, mapKey, ...(structFields ? { structFields } : {}), position: g.name.startsWith('pos'), outer: g.name.endsWith('_outer') } };
 }

@@ -16,7 +16,14 @@
 import { formatFloat } from '../query/float';
 import { formatInterval, fullRange } from '../query/interval-utils';
 import { castValue } from '../query/sql-values';
+import { typeOfField } from '../query/data-types';
+import { mapKeyValue } from '../query/map-keys';
 import type { Field, Row, Schema } from '../types';
+
+/** A map key as ToPrettyString writes it: a simple key's text (query/map-keys.ts) is its CAST text. */
+function mapKeyPretty(text: string, f: Field): string {
+  return f.type === 'array' || f.type === 'struct' ? prettyString(mapKeyValue(text, typeOfField(f)), f) : text;
+}
 
 /** A value as Spark's ToPrettyString writes it. */
 export function prettyString(v: unknown, f: Field): string {
@@ -25,8 +32,8 @@ export function prettyString(v: unknown, f: Field): string {
     case 'array':
       return `[${(v as unknown[]).map((x) => prettyString(x, f.elementType!)).join(', ')}]`;
     case 'map':
-      // A map's keys are kept as their text (query/map-functions.ts), which is the key's CAST text.
-      return `{${Object.entries(v as Record<string, unknown>).map(([k, x]) => `${k} -> ${prettyString(x, f.valueType!)}`).join(', ')}}`;
+      // A simple key's text (query/map-keys.ts) is its CAST text; an array or struct key is read back.
+      return `{${Object.entries(v as Record<string, unknown>).map(([k, x]) => `${mapKeyPretty(k, f.keyType!)} -> ${prettyString(x, f.valueType!)}`).join(', ')}}`;
     case 'struct':
       return `{${(f.fields ?? []).map((c) => prettyString((v as Row)[c.name], c)).join(', ')}}`;
     case 'window':
