@@ -247,6 +247,30 @@ function sameStructure(a: TypeInfo, b: TypeInfo): boolean {
   return false;
 }
 
+/** Decimal digits of each integer width (Spark's DecimalType.forType). */
+const INTEGRAL_DIGITS: Record<number, number> = { 8: 3, 16: 5, 32: 10, 64: 20 };
+
+/**
+ * Spark's Cast.forceNullable for the casts a wider type asks for: whether casting a `from` value
+ * to `to` can give NULL (a decimal too narrow, text read as a number); a cast to STRING, a number
+ * to a DOUBLE or a date to a timestamp cannot.
+ */
+function castCanFail(from: TypeInfo, to: TypeInfo): boolean {
+  if (sameType(from, to) || from.type === 'null' || to.type === 'string') return false;
+  if (to.type === 'decimal') {
+    const { precision, scale } = to.decimal!;
+    if (from.type === 'long') return precision - scale < INTEGRAL_DIGITS[from.integral ?? 64];
+    if (from.type === 'decimal') return precision - scale < from.decimal!.precision - from.decimal!.scale || scale < from.decimal!.scale;
+    return true;
+  }
+  if (to.type === 'double') return !(from.type === 'long' || from.type === 'decimal' || from.type === 'double');
+  if (to.type === 'long') return from.type !== 'long';
+  if (to.type === 'timestamp') return from.type !== 'date';
+  if (to.type === 'array' && from.type === 'array') return castCanFail(typeOfField(from.elementType!), typeOfField(to.elementType!));
+  if (to.type === 'struct' && from.type === 'struct') return (to.fields ?? []).some((f, i) => castCanFail(typeOfField(from.fields![i]), typeOfField(f)));
+  return true;
+}
+
 /** A compiled array, map or struct (or NULL) read as the wider type `to`: cast where it differs. */
 function readAs(c: CompiledExpr, to: TypeInfo): CompiledExpr {
   if (c.type !== 'null' && sameType(c, to) && !c.voidElements) return c;
@@ -948,6 +972,14 @@ class ExpressionCompiler implements LambdaCompiler {
     if (low) this.implicitCast(e, e.low, low);
     const high = l?.get(e.high);
     if (high) this.implicitCast(e, e.high, high);
+  }
+
+  withWiderKeys(left: CompiledExpr, right: CompiledExpr): [CompiledExpr, CompiledExpr] | undefined {
+    const [lk, rk] = [typeOfField(left.keyType!), typeOfField(right.keyType!)];
+    const key = widerType(lk, rk);
+    if (!key || castCanFail(lk, key) || castCanFail(rk, key)) return undefined;
+    const readKeysAs = (m: CompiledExpr) => readAs(m, { type: 'map', keyType: fieldOfType('key', key, false), valueType: m.valueType });
+    return [readKeysAs(left), readKeysAs(right)];
   }
 
   /** Spark's LambdaBinder: `e` as a function of variables of these types (higher-order-functions.ts). */

@@ -21,7 +21,7 @@ import { RecordExpressionError } from '../errors';
 import { compareValues } from './ordering';
 import { buildMap } from './map-functions';
 import { mapKeyValue } from './map-keys';
-import { fieldOfType, integralWidth, isMapKeyType, isOrderable, sameType, typeOfField, typeText, type TypeInfo } from './data-types';
+import { fieldOfType, isMapKeyType, isOrderable, sameType, typeOfField, typeText, type TypeInfo } from './data-types';
 import type { CallCompiler, CompiledExpr, EvalContext, Evaluator } from './function-types';
 import { exprToString, type Expr } from './expression';
 import type { Row } from '../types';
@@ -39,6 +39,12 @@ export interface LambdaCompiler extends CallCompiler {
    * parameters (INVALID_LAMBDA_FUNCTION_CALL otherwise), or any other expression.
    */
   lambda(e: Expr, params: TypeInfo[]): CompiledLambda;
+  /**
+   * Spark's MapZipWithCoercion: two maps read with one key type, the keys' wider type
+   * (findWiderTypeForTwo), when reading neither map's keys as that type can fail (Spark's
+   * Cast.forceNullable); undefined when there is no such type.
+   */
+  withWiderKeys(left: CompiledExpr, right: CompiledExpr): [CompiledExpr, CompiledExpr] | undefined;
 }
 
 type Call = Extract<Expr, { kind: 'call' }>;
@@ -387,21 +393,22 @@ export const HIGHER_ORDER_FUNCTIONS: Record<string, HigherOrderFunctionDef> = {
       const right = mapArg(c, e, 1);
       let key = left.map.type === 'map' ? left.key : right.key;
       let keyType = left.map.type === 'map' ? left.map.keyType : right.map.type === 'map' ? right.map.keyType : { name: 'key', type: 'string' as const, nullable: false };
+      let [lm, rm] = [left.map, right.map];
       if (left.map.type === 'map' && right.map.type === 'map' && !sameType(left.key, right.key)) {
-        // Spark's findTightestCommonType of the keys: integers of two widths are the wider (a
-        // map's entries are keyed by their text, the same in either); any other pair is refused.
-        if (left.key.type !== 'long' || right.key.type !== 'long') {
-          c.mismatch(e, 'MAP_ZIP_WITH_DIFF_TYPES', `Input to the \`map_zip_with\` should have been two maps with compatible key types, but it's ["${typeText(left.key)}", "${typeText(right.key)}"].`, 'CAST the keys of one map to the key type of the other.');
+        // Both maps read with the keys' wider type, so that equal keys have one text (map-keys.ts).
+        const wider = c.withWiderKeys(left.map, right.map);
+        if (!wider) {
+          return c.mismatch(e, 'MAP_ZIP_WITH_DIFF_TYPES', `Input to the \`map_zip_with\` should have been two maps with compatible key types, but it's ["${typeText(left.key)}", "${typeText(right.key)}"].`, 'CAST the keys of one map to the key type of the other.');
         }
-        const bits = integralWidth(left.key, right.key);
-        key = { type: 'long', ...(bits ? { integral: bits } : {}) };
-        keyType = fieldOfType('key', key, false);
+        [lm, rm] = wider;
+        key = typeOfField(lm.keyType!);
+        keyType = lm.keyType;
       }
       const f = c.lambda(e.args[2], [key, left.value, right.value]);
       const [k, v1, v2] = f.vars;
       const body = f.body;
-      const getL = left.map.eval;
-      const getR = right.map.eval;
+      const getL = lm.eval;
+      const getR = rm.eval;
       return {
         type: 'map',
         keyType,

@@ -75,8 +75,8 @@ describe('a map key text', () => {
     fc.assert(fc.property(twoKeys, ({ t, a, b }) => {
       fc.pre(a !== null && b !== null);
       expect(mapKeyText(negativeZeros(a), t)).toBe(mapKeyText(a, t));
-      const equal = JSON.stringify(normalized(a), (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : Number.isNaN(v) ? 'NaN' : v)) ===
-        JSON.stringify(normalized(b), (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : Number.isNaN(v) ? 'NaN' : v));
+      const exact = (_k: string, v: unknown) => (typeof v === 'bigint' ? `${v}n` : typeof v === 'number' && !Number.isFinite(v) ? String(v) : v);
+      const equal = JSON.stringify(normalized(a), exact) === JSON.stringify(normalized(b), exact);
       expect(mapKeyText(a, t) === mapKeyText(b, t)).toBe(equal);
     }), { numRuns: 2000 });
   });

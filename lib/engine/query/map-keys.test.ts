@@ -84,6 +84,13 @@ describe('maps keyed by arrays and structs', () => {
       .toBe('{[1]:"1ab",[2]:null}');
   });
 
+  it('map_zip_with reads two maps with their keys\' wider type, as Spark\'s MapZipWithCoercion', async () => {
+    expect(await shown("map_zip_with(map(array(1L), 'a'), map(array(1), 'b'), (k, v1, v2) -> concat(v1, v2))")).toBe('{[1]:"ab"}');
+    expect(await shown("map_zip_with(map(struct(1S, 2L), 'a'), map(struct(1, 2), 'b'), (k, v1, v2) -> concat(v1, v2))")).toBe('{{"col1":1,"col2":2}:"ab"}');
+    expect(await shown("map_zip_with(map('2', 'a'), map(2, 'b', 3, 'c'), (k, v1, v2) -> concat(k, v1, v2))")).toBe('{"2":"2ab","3":null}');
+    expect(await shown("map_zip_with(map(2.0D, 'a'), map(2, 'b'), (k, v1, v2) -> concat(v1, v2))")).toBe('{2.0:"ab"}');
+  });
+
   it('CAST to a STRING, to_json and a CAST between map types write them as Spark', async () => {
     expect(await shown("CAST(map(array(1, 2), 'a') AS STRING)")).toBe('{[1, 2] -> a}');
     expect(await shown("CAST(map(struct(1, 'x'), 'a') AS STRING)")).toBe('{{1, x} -> a}');

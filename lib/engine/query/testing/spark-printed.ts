@@ -53,7 +53,8 @@ export function printed(v: unknown, f: Field, nested = false, interval = ansiInt
     case 'array': return `[${(v as unknown[]).map((x) => inner(x, f.elementType!)).join(',')}]`;
     case 'map': {
       const kt = typeOfField(f.keyType!);
-      return `{${Object.entries(v as Record<string, unknown>).map(([k, x]) => `${inner(mapKeyValue(k, kt), f.keyType!)}:${inner(x, f.valueType!)}`).join(',')}}`;
+      // HiveResult sorts a map's printed entries.
+      return `{${Object.entries(v as Record<string, unknown>).map(([k, x]) => `${inner(mapKeyValue(k, kt), f.keyType!)}:${inner(x, f.valueType!)}`).sort().join(',')}}`;
     }
     case 'struct': case 'window': return `{${(f.fields ?? []).map((c) => `"${c.name}":${inner((v as Row)[c.name], c)}`).join(',')}}`;
     case 'day_time_interval': case 'year_month_interval': return interval(v, f);
