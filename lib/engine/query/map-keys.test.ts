@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { WeirError } from '../errors';
 import { decodeValue, encodeValue } from '../state/state-value-codec';
 import type { Field } from '../types';
+import { prettyString } from '../sinks/show-string';
 import { printed, select } from './testing/spark-printed';
 import { mapKeyText, mapKeyValue } from './map-keys';
 
@@ -97,6 +98,9 @@ describe('maps keyed by arrays and structs', () => {
     expect(await shown("to_json(map(named_struct('a', 1, 'b', 2), named_struct('a', 1, 'b', 2)))")).toBe('{"[1,2]":{"a":1,"b":2}}');
     expect(await shown("CAST(map(array(1, 2), 'a') AS MAP<ARRAY<STRING>, STRING>)")).toBe('{["1","2"]:"a"}');
     expect(await shown("from_json('{\"[1,2]\": 3}', 'MAP<ARRAY<INT>, INT>')")).toBe('{[1,2]:3}');
+    // The console sink, as Spark's show().
+    const { row, schema } = await select("map(struct(1, 'x'), 'a', struct(2, 'y'), 'b') AS v");
+    expect(prettyString(row.v, schema[0])).toBe('{{1, x} -> a, {2, y} -> b}');
   });
 });
 
