@@ -1,9 +1,9 @@
 /**
  * A map key's text is reversible and is one text per key by Spark's equality of map keys: over
  * random keys of random types (numbers with -0.0, NaN and the infinities, strings holding the
- * text's own punctuation, decimals, dates, bytes, and arrays and structs of them nested, with
- * NULLs inside), the text reads back as the key, and two keys have one text exactly when they
- * are equal (ArrayBasedMapBuilder's normalization: -0.0 is 0.0, NaN is NaN).
+ * text's own punctuation, decimals, dates, bytes, intervals, and arrays and structs of them
+ * nested, with NULLs inside), the text reads back as the key, and two keys have one text exactly
+ * when they are equal (ArrayBasedMapBuilder's normalization: -0.0 is 0.0, NaN is NaN).
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -25,6 +25,8 @@ const leaf: fc.Arbitrary<Typed> = fc.constantFrom<Typed>(
   { t: { type: 'decimal', decimal: { precision: 20, scale: 3 } }, value: fc.bigInt({ min: -(10n ** 20n) + 1n, max: 10n ** 20n - 1n }) },
   { t: { type: 'date' }, value: fc.integer({ min: -719_162, max: 2_932_896 }) },
   { t: { type: 'binary' }, value: fc.uint8Array({ maxLength: 6 }) },
+  { t: { type: 'day_time_interval' }, value: fc.integer({ min: -(2 ** 50), max: 2 ** 50 }) },
+  { t: { type: 'year_month_interval' }, value: fc.integer({ min: -(2 ** 31) + 1, max: 2 ** 31 - 1 }) },
 );
 
 const orNull = (v: fc.Arbitrary<unknown>) => fc.oneof({ weight: 1, arbitrary: fc.constant(null) }, { weight: 4, arbitrary: v });

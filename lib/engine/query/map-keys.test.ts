@@ -72,6 +72,8 @@ describe('maps keyed by arrays and structs', () => {
     expect(await shown("map_keys(map(named_struct('a', 1.5BD, 'd', date '2016-03-14'), 'a'))")).toBe('[{"a":1.5,"d":2016-03-14}]');
     expect(await shown("map_entries(map(array('x'), 1))")).toBe('[{"key":["x"],"value":1}]');
     expect(await shown("map_values(map(array('x'), 1))")).toBe('[1]');
+    expect(await shown("map_keys(map(array(interval 1 day), 1))")).toBe("[[INTERVAL '1' DAY]]");
+    expect(await shown("map_keys(map(interval '1-2' year to month, 1))")).toBe("[INTERVAL '1-2' YEAR TO MONTH]");
     const { row } = await select("explode(map(array(1, 2), 'a')) AS (k, v)");
     expect(row).toMatchObject({ k: [1, 2], v: 'a' });
   });

@@ -5,7 +5,8 @@
  *
  * The text, by key type:
  * - a simple type: CAST(key AS STRING) (`1`, `a`, `2016-03-14`, `1.50`), the text every map in
- *   an existing checkpoint or state store holds, read back by CAST(text AS type);
+ *   an existing checkpoint or state store holds, read back by CAST(text AS type) (an interval's
+ *   ANSI text over its type's full range, read back by parsing it);
  * - a DOUBLE or FLOAT: -0.0 is 0.0, as Spark's ArrayBasedMapBuilder normalizes a floating key
  *   (NaN has one text already), so `map(0.0D, 1, -0.0D, 2)` repeats a key;
  * - a BINARY: its UTF-8 text when the bytes are well-formed UTF-8 and do not start with NUL (the
@@ -17,7 +18,8 @@
  * A MAP cannot be a map key, nor hold one (Spark's INVALID_MAP_KEY_TYPE).
  */
 import { typeOfField, type TypeInfo } from './data-types';
-import { castValue } from './sql-values';
+import { fullRange, parseInterval } from './interval-utils';
+import { castValue, isInterval } from './sql-values';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 const HEX_MARK = '\u0000';
@@ -43,6 +45,8 @@ function simpleText(k: unknown, t: TypeInfo): string {
 function simpleValue(text: string, t: TypeInfo): unknown {
   if (t.type === 'string' || t.type === 'null') return text;
   if (t.type === 'binary' && text.startsWith(HEX_MARK)) return Buffer.from(text.slice(1), 'hex');
+  // An interval key's text is its ANSI text over the type's full range (castValue's), which no cast reads back.
+  if (isInterval(t.type)) return parseInterval(text, t.type, fullRange(t.type));
   return castValue(text, 'string', t.type as never, undefined, t.decimal);
 }
 
