@@ -74,7 +74,8 @@ export const MAP_FUNCTIONS: Record<string, CollectionFunctionDef> = {
     },
     impl: ([m, k], t) => {
       const kt = keyOf(t[0]);
-      if (kt.type === t[1].type && sameType(kt, t[1])) return Object.hasOwn(m as object, mapKeyText(k, kt));
+      // An array or struct key is written as the map's key type (its numbers as the map's), as element_at finds it.
+      if (sameType(kt, t[1]) || !isNumber(kt)) return Object.hasOwn(m as object, mapKeyText(k, kt));
       const wanted = numberText(mapKeyText(k, t[1]));
       return Object.keys(m as object).some((key) => numberText(key) === wanted);
     },

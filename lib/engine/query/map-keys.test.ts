@@ -65,6 +65,9 @@ describe('maps keyed by arrays and structs', () => {
     expect(await shown("map(named_struct('a', 1, 'b', 'x'), 'v')[named_struct('a', 1, 'b', 'x')]")).toBe('v');
     expect(await shown("element_at(map(array(1, 2), 'a'), array(2, 1))")).toBe('NULL');
     expect(await shown("map_contains_key(map(array('a'), 1), array('a'))")).toBe('true');
+    expect(await shown("map_contains_key(map(array(1L), 1), array(1))")).toBe('true');
+    expect(await shown("map_contains_key(map(array(1L), 1), array(2))")).toBe('false');
+    expect(await shown("map_contains_key(map(1, 'a'), 1.0)")).toBe('true');
   });
 
   it('map_keys, map_entries and explode give the keys themselves', async () => {
