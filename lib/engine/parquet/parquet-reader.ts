@@ -80,7 +80,7 @@ function toWeir(a: ArrowModule, v: unknown, f: Field): unknown {
       return Array.from(v as Iterable<unknown>, (x) => toWeir(a, x, el));
     }
     case 'map': {
-      // The engine keys a map by the key's text (query/map-functions.ts).
+      // The engine keys a map by the key's text (query/map-keys.ts).
       const vt = f.valueType ?? { name: 'value', type: 'unknown' };
       const kt = mapKeyField(f);
       const out: Row = {};
