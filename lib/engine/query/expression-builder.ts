@@ -53,7 +53,9 @@ function sqlTypeOf(t: DataType): SqlType | undefined {
     case 'timestamp': case 'timestamp_ntz': return 'timestamp';
     case 'date': return 'date';
     case 'binary': return 'binary';
-    case 'null': case 'array': case 'map': case 'struct': case 'calendar_interval': case 'day_time_interval': case 'year_month_interval':
+    // `INTERVAL` alone: Spark's CalendarIntervalType (calendar-interval.ts).
+    case 'calendar_interval': return 'calendar_interval';
+    case 'null': case 'array': case 'map': case 'struct': case 'day_time_interval': case 'year_month_interval':
     default: return undefined;
   }
 }
