@@ -120,7 +120,7 @@ export function getDuration(interval: CalendarInterval, daysPerMonth = 31): bigi
 const INT32 = 2 ** 32;
 /** Java's `int` arithmetic: the low 32 bits of an integer, signed. */
 const wrapInt = (n: number): number => {
-  if (n >= -(2 ** 31) && n < 2 ** 31) return n;
+  if (n >= -(2 ** 31) && n < 2 ** 31) return n + 0;
   return Number(BigInt.asIntN(32, BigInt(n % INT32)));
 };
 const wrapLong = (b: bigint): Long => toLong(BigInt.asIntN(64, b));
@@ -227,4 +227,22 @@ export function multiply(i: CalendarInterval, num: number): CalendarInterval {
 export function divide(i: CalendarInterval, num: number): CalendarInterval | null {
   if (num === 0) return null;
   return fromDoubles(i.months / num, i.days / num, Number(i.micros) / num);
+}
+
+/**
+ * Spark's IntervalUtils.getYears, getMonths, getDays, getHours, getMinutes and getSeconds (what
+ * EXTRACT and date_part take from an interval): the years and the months left of the months; the
+ * days plus the microseconds' whole days; the hours and minutes left of the microseconds' days
+ * and hours; the seconds left of their minutes, as a DECIMAL(8,6)'s unscaled microseconds.
+ */
+export function intervalField(i: CalendarInterval, field: 'year' | 'month' | 'day' | 'hour' | 'minute' | 'second'): number | bigint {
+  const micros = BigInt(i.micros);
+  switch (field) {
+    case 'year': return Math.trunc(i.months / 12);
+    case 'month': return (i.months % 12) + 0;
+    case 'day': return i.days + Number(micros / 86_400_000_000n);
+    case 'hour': return Number((micros % 86_400_000_000n) / 3_600_000_000n);
+    case 'minute': return Number((micros % 3_600_000_000n) / 60_000_000n);
+    case 'second': return micros % 60_000_000n;
+  }
 }

@@ -177,7 +177,7 @@ function calendarIntervalArithmetic(op: Op, l: CompiledExpr, r: CompiledExpr): C
  * month kept, or the new month's last day), then the days (of 24 hours in UTC), then the
  * microseconds.
  */
-function timestampAddInterval(ts: number, i: CalendarInterval): number {
+export function timestampAddInterval(ts: number, i: CalendarInterval): number {
   const months = i.months === 0 ? ts : timestampAddMonths(ts, i.months);
   return timestampAddMicros(months, toLong(BigInt(i.days) * MICROS_PER_DAY + BigInt(i.micros)));
 }

@@ -27,7 +27,7 @@ import { formatWithPattern, parseDatetime, tokenizePattern } from './datetime-pa
 import { fromWallClock, offsetAt, zoneOf, type Zone } from './time-zones';
 import { isNumeric, type ExprType } from './sql-values';
 import { parseTimestampLiteral } from './expression-builder';
-import { makeInterval as makeCalendarInterval } from './calendar-interval';
+import { intervalField as calendarIntervalField, makeInterval as makeCalendarInterval, type CalendarInterval } from './calendar-interval';
 
 const ts = (args: ExprType[], i = 0): string | undefined => (args[i] === 'timestamp' || args[i] === 'null' ? undefined : 'expects a timestamp argument (CAST a string with CAST(x AS TIMESTAMP))');
 
@@ -218,9 +218,9 @@ const DATE_PART: FunctionDef = {
   type: (a, lits) => {
     if (!isStr(a[0])) return 'the field must be a string';
     const field = lits && typeof lits[0] === 'string' ? extractField(lits[0]) : undefined;
-    if (a[1] === 'day_time_interval' || a[1] === 'year_month_interval') {
+    if (a[1] === 'day_time_interval' || a[1] === 'year_month_interval' || a[1] === 'calendar_interval') {
       const from = INTERVAL_FIELDS[a[1]];
-      return field && from.includes(field) ? (field === 'second' ? 'decimal' : 'long') : `takes ${from.map((f) => f.toUpperCase()).join(', ')} from ${a[1] === 'day_time_interval' ? 'a day-time' : 'a year-month'} interval`;
+      return field && from.includes(field) ? (field === 'second' ? 'decimal' : 'long') : `takes ${from.map((f) => f.toUpperCase()).join(', ')} from ${a[1] === 'day_time_interval' ? 'a day-time interval' : a[1] === 'year_month_interval' ? 'a year-month interval' : 'an interval'}`;
     }
     return dayArg(a, 1) ?? (field === 'second' ? 'decimal' : 'long');
   },
@@ -229,17 +229,18 @@ const DATE_PART: FunctionDef = {
   // INT, MONTH, HOUR and MINUTE a TINYINT (ExtractIntervalPart).
   resultIntegral: (a, lits) => {
     const field = typeof lits[0] === 'string' ? extractField(lits[0]) : undefined;
-    return (a[1] === 'day_time_interval' || a[1] === 'year_month_interval') && (field === 'month' || field === 'hour' || field === 'minute') ? 8 : 32;
+    return (a[1] === 'day_time_interval' || a[1] === 'year_month_interval' || a[1] === 'calendar_interval') && (field === 'month' || field === 'hour' || field === 'minute') ? 8 : 32;
   },
   impl: ([field, v], _c, t) => {
     if (t[1] === 'day_time_interval' || t[1] === 'year_month_interval') return intervalField(extractField(field as string)!, v, t[1]);
+    if (t[1] === 'calendar_interval') return calendarIntervalField(v as CalendarInterval, extractField(field as string) as Parameters<typeof calendarIntervalField>[1]);
     const ms = t[1] === 'date' ? timestampFromDate(v as number) : toMs(v, t[1]);
     return ms === null ? null : FIELDS[extractField(field as string)!](ms);
   },
 };
 
 /** The fields EXTRACT takes from an interval (Spark's ExtractIntervalPart). */
-const INTERVAL_FIELDS = { day_time_interval: ['day', 'hour', 'minute', 'second'], year_month_interval: ['year', 'month'] };
+const INTERVAL_FIELDS = { day_time_interval: ['day', 'hour', 'minute', 'second'], year_month_interval: ['year', 'month'], calendar_interval: ['year', 'month', 'day', 'hour', 'minute', 'second'] };
 
 /**
  * A field of an interval, signed as the interval (Spark's ExtractANSIInterval*): days, then the

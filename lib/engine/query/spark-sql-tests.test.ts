@@ -34,7 +34,6 @@ const WHY = {
   complexMapKey: "a map key of an array or a struct is refused (DATATYPE_MISMATCH.INVALID_MAP_KEY_TYPE: Weir keys a map by its keys' text); Spark builds the map, here failing on the repeated key (DUPLICATED_MAP_KEY)",
   structMapKey: "a map whose keys are structs is refused; Spark writes each key as its text",
   re2Lookahead: "a lookahead (?=…): Weir's patterns run on RE2, which has none, and are refused (INVALID_PARAMETER_VALUE.PATTERN) with the reason",
-  legacyInterval: "CAST(… AS INTERVAL) and make_interval are Spark's legacy CalendarInterval (3 months 1 hours), which Weir has no type for",
   legacyParserCheck: "Spark answers NULL; Weir's stand-in for Spark 2's parser (the check behind INCONSISTENT_BEHAVIOR_CROSS_VERSION.PARSE_DATETIME_BY_NEW_PARSER) reads the text and raises that error",
   schemaTypeClass: "refused with UNSUPPORTED_DATATYPE (the type it does not know); this Spark reported the PARSE_SYNTAX_ERROR of its first reading of the schema",
   wrongNumArgsClass: "refused with WRONG_NUM_ARGS.WITHOUT_SUGGESTION, the class Weir gives every wrong arity; this copy's Spark gave WRONG_NUM_ARGS",
@@ -196,8 +195,6 @@ const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> 
     "SELECT CASE WHEN true THEN cast('2017-12-12 09:30:00' as date) ELSE cast(2 as string) END FROM t": WHY.ansiTypeCoercion,
   },
   cast: {
-    "SELECT CAST('interval 3 month 1 hour' AS interval)": WHY.legacyInterval,
-    "SELECT 'interval 3 month 1 hour' :: interval": WHY.legacyInterval,
   },
   date_part: {
     "select date_part('millennium', c) from t": WHY.removedExtractField,
@@ -510,22 +507,6 @@ const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> 
     "SELECT k FROM tab1\nINTERSECT ALL\nSELECT k, v FROM tab2": WHY.setOperationLegacyClass,
   },
   interval: {
-    "select make_interval(1)": WHY.legacyInterval,
-    "select make_interval(1, 2)": WHY.legacyInterval,
-    "select make_interval(1, 2, 3)": WHY.legacyInterval,
-    "select make_interval(1, 2, 3, 4)": WHY.legacyInterval,
-    "select make_interval(1, 2, 3, 4, 5)": WHY.legacyInterval,
-    "select make_interval(1, 2, 3, 4, 5, 6)": WHY.legacyInterval,
-    "select make_interval(1, 2, 3, 4, 5, 6, 7.008009)": WHY.legacyInterval,
-    "select make_interval(1, 2, 3, 4, 0, 0, 123456789012.123456)": WHY.legacyInterval,
-    "select make_interval(0, 0, 0, 0, 0, 0, 1234567890123456789)": WHY.legacyInterval,
-    "select cast('1 second' as interval)": WHY.legacyInterval,
-    "select cast('+1 second' as interval)": WHY.legacyInterval,
-    "select cast('-1 second' as interval)": WHY.legacyInterval,
-    "select cast('+     1 second' as interval)": WHY.legacyInterval,
-    "select cast('-     1 second' as interval)": WHY.legacyInterval,
-    "select cast('- -1 second' as interval)": WHY.legacyInterval,
-    "select cast('- +1 second' as interval)": WHY.legacyInterval,
   },
   "json-functions": {
     "select to_json(map(named_struct('a', 1, 'b', 2), named_struct('a', 1, 'b', 2)))": WHY.structMapKey,
@@ -692,8 +673,6 @@ const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> 
     "SELECT try_divide(1, (2147483647 + 1))": WHY.javaDouble,
   },
   try_cast: {
-    "SELECT TRY_CAST('interval 3 month 1 hour' AS interval)": WHY.legacyInterval,
-    "SELECT TRY_CAST('abc' AS interval)": WHY.legacyInterval,
   },
   try_datetime_functions: {},
   try_element_at: {},
