@@ -10,6 +10,9 @@ import { compileStreamingQuery } from './streaming-query';
 import { formatTimestamp } from './timestamp-micros';
 import { avroSchemaOf } from '../avro/avro-codec';
 import { showString } from '../sinks/show-string';
+import { InMemoryCheckpointFileManager } from '../checkpoint/in-memory-checkpoint-file-manager';
+import { toMultiUnitsString, type CalendarInterval } from './calendar-interval';
+import { StatefulQueryRunner } from './testing/stateful-test-harness';
 
 const SCHEMA: Schema = [{ name: 'ts', type: 'timestamp' }, { name: 's', type: 'string' }, { name: 'k', type: 'long' }];
 const rel = { kind: 'StreamingRelation' as const, sourceName: 'src', schema: SCHEMA };
@@ -119,13 +122,30 @@ describe('what Spark refuses of an interval, which has no order', () => {
     expect(refusal("SELECT CAST(s AS interval) IN (CAST('1 day' AS interval)) FROM src")).toMatch(/INVALID_ORDERING_TYPE.*`in`/);
   });
 
-  it('GROUP BY (GROUP_EXPRESSION_TYPE_IS_NOT_ORDERABLE) and ORDER BY', () => {
-    expect(refusal('SELECT CAST(s AS interval) AS i, count(*) FROM src GROUP BY CAST(s AS interval)')).toMatch(/GROUP_EXPRESSION_TYPE_IS_NOT_ORDERABLE.*interval/i);
+  it('greatest and least (INVALID_ORDERING_TYPE); concat, which casts only atomic types to a STRING', () => {
+    expect(refusal("SELECT greatest(CAST(s AS interval), make_interval(1)) FROM src")).toMatch(/INVALID_ORDERING_TYPE.*The `greatest` does not support ordering on type "INTERVAL"/);
+    expect(refusal("SELECT least(CAST(s AS interval), make_interval(1)) FROM src")).toMatch(/INVALID_ORDERING_TYPE/);
+    expect(refusal("SELECT concat('a', CAST(s AS interval)) FROM src")).toMatch(/UNEXPECTED_INPUT_TYPE.*not an INTERVAL: CAST it AS STRING first/);
+  });
+
+  it('GROUP BY and DISTINCT (GROUP_EXPRESSION_TYPE_IS_NOT_ORDERABLE, Spark 3.5) and ORDER BY', () => {
+    expect(refusal('SELECT CAST(s AS interval) AS i, count(*) FROM src GROUP BY CAST(s AS interval)')).toMatch(/GROUP_EXPRESSION_TYPE_IS_NOT_ORDERABLE.*INTERVAL is not an orderable data type. Group by CAST\(… AS STRING\)/);
+    expect(refusal('SELECT DISTINCT CAST(s AS interval) FROM src')).toMatch(/GROUP_EXPRESSION_TYPE_IS_NOT_ORDERABLE/);
     expect(refusal('SELECT max(CAST(s AS interval)) FROM src')).toMatch(/order/);
   });
 
   it('the Avro and Parquet writers (UNSUPPORTED_DATA_TYPE_FOR_DATASOURCE)', () => {
     expect(() => avroSchemaOf({ name: 'i', type: 'calendar_interval' })).toThrow(/The Avro datasource doesn't support the column `i` of the type "INTERVAL"/);
+  });
+});
+
+describe('in streaming state', () => {
+  it('is kept in an aggregate\'s state across batches and a restart (first, collect_list)', async () => {
+    const runner = new StatefulQueryRunner(new InMemoryCheckpointFileManager(), 'SELECT k, first(CAST(s AS interval)) AS f, collect_list(CAST(s AS interval)) AS l FROM src GROUP BY k', rel, 'complete');
+    const print = (rows: Row[]) => rows.map((r) => [r.k, toMultiUnitsString(r.f as CalendarInterval), (r.l as CalendarInterval[]).map(toMultiUnitsString)]);
+    await runner.runBatch([{ ...ROW, s: '1 month 2.5 seconds' }]);
+    runner.restart();
+    expect(print((await runner.runBatch([{ ...ROW, s: '-3 days' }])).output)).toEqual([[1, '1 months 2.5 seconds', ['1 months 2.5 seconds', '-3 days']]]);
   });
 });
 

@@ -125,11 +125,6 @@ const wrapInt = (n: number): number => {
 };
 const wrapLong = (b: bigint): Long => toLong(BigInt.asIntN(64, b));
 
-/** Whether a value is a CalendarInterval (a value of the SQL type `interval`). */
-export function isCalendarInterval(v: unknown): v is CalendarInterval {
-  return typeof v === 'object' && v !== null && 'months' in v && 'days' in v && 'micros' in v;
-}
-
 /**
  * Spark's IntervalUtils.toMultiUnitsString (CalendarInterval.toString): `0 seconds` for an empty
  * interval, else its non-zero units in the order years, months, days, hours, minutes, seconds,

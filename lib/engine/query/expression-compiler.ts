@@ -1716,7 +1716,8 @@ class ExpressionCompiler implements LambdaCompiler {
     // timestamp its `yyyy-MM-dd HH:mm:ss` text, an interval `INTERVAL '1' DAY`).
     if (def.textArgs) {
       args = args.map((a, i) => {
-        if (a.type === 'string' || a.type === 'binary' || a.type === 'null' || isComplex(a.type)) return a;
+        // A CalendarInterval is no atomic type: left for the function's type check to refuse.
+        if (a.type === 'string' || a.type === 'binary' || a.type === 'null' || a.type === 'calendar_interval' || isComplex(a.type)) return a;
         this.implicitCast(e, e.args[i], { type: 'string' });
         return convert(a, 'string');
       });
