@@ -17,9 +17,11 @@
  *   percentile_cont(p) and percentile_disc(p) only, with one ordering) and `* EXCEPT (a, b.c)`
  *   (`(qualifiedName DOT)? ASTERISK exceptClause?`), rewritten to subscripts the same way
  *   (rewriteSpark4Clauses): the call's `WITHIN GROUP (ORDER BY …)` moves past its FILTER,
- *   IGNORE NULLS and OVER as `[x() OVER (ORDER BY …)]`, whose window reads the sort items as
- *   Spark's `sortItem`; the star's `EXCEPT (…)` becomes `[(…)]`. The `[` carries the WITHIN or
- *   EXCEPT token's offsets, every original token keeps its own, so errors point at the text.
+ *   IGNORE NULLS and OVER as `[within_group() OVER (ORDER BY …)]`, whose window reads the sort
+ *   items as Spark's `sortItem`; the star's `EXCEPT (…)` becomes `[(…)]`. The `[` carries the
+ *   WITHIN or EXCEPT token's offsets and text (a syntax error at it names that word), every
+ *   original token keeps its own, so errors point at the text; ast-builder.ts knows the `[`
+ *   from `brackets`.
  * - Spark 4's shift operators and doubled-quote escape, from the tokens
  *   (rewriteOperatorsAndStrings).
  * - Spark's syntax error: the first one ends the parse as `[PARSE_SYNTAX_ERROR] Syntax error at
