@@ -339,14 +339,6 @@ export function foldSlots(op: AggregateOp, slots: Float64Array, at: number, base
   }
 }
 
-/**
- * The functions that take WITHIN GROUP (Spark's SupportsOrderingWithinGroup), written
- * `percentile_cont(p) WITHIN GROUP (ORDER BY x [DESC])` and `mode() WITHIN GROUP (ORDER BY x
- * [DESC])`: the aggregation resolves them as Spark's PercentileCont and PercentileDisc,
- * (x, p, reverse), and Mode, (x, true, reverse) (aggregate-planner.ts withinGroup).
- */
-export const WITHIN_GROUP_NAMES: readonly string[] = ['percentile_cont', 'percentile_disc', 'mode'];
-/** The percentiles among them, whose one argument is the percentage. */
 export const PERCENTILE_WITHIN_GROUP: readonly string[] = ['percentile_cont', 'percentile_disc'];
 
 /**

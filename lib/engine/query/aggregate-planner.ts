@@ -16,7 +16,8 @@
  */
 import { unsupportedOperation } from '../errors';
 import type { Schema } from '../types';
-import { FIRST_LAST_NAMES, isAggregateFunctionName, WITHIN_GROUP_NAMES } from './aggregate-functions';
+import { FIRST_LAST_NAMES, isAggregateFunctionName } from './aggregate-functions';
+import { unsupportedSyntax, WITHIN_GROUP_NAMES } from './within-group';
 import { canonicalized, exprChildren, exprToString, METADATA_COLUMN, referencedColumns, type Expr, type SqlPosition } from './expression';
 import { lineColumn, type ExpressionBuilder } from './expression-builder';
 import { groupingCall, groupingCallName, groupingSetsOf, hasDuplicateGroupingSets, HIVE_GROUPING_ID, hiveGroupingId, isGroupingCall } from './grouping-analytics';
@@ -27,7 +28,7 @@ import { expressionSql } from './parser/expression-sql';
 import { mapExpression, someExpression } from './parser/expression-tree';
 import { BooleanType, IntegerType, sql } from './parser/data-type';
 import type { Expression, Position, SortOrder } from './parser/unresolved-plan';
-import { SqlValidationError, unsupportedSyntax } from './sql-error';
+import { SqlValidationError } from './sql-error';
 
 const AGG_PREFIX = '__agg';
 const KEY_PREFIX = '__key';

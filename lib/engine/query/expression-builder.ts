@@ -14,8 +14,8 @@ import { METADATA_COLUMN, structFieldName, type BinaryOp, type Expr, type SqlPos
 import type { DataType } from './parser/data-type';
 import { sql as dataTypeSql } from './parser/data-type';
 import type { DecimalValue, Expression, LogicalPlan as UnresolvedPlan, Position } from './parser/unresolved-plan';
-import { notSupportedYet, SqlValidationError, unsupportedSyntax } from './sql-error';
-import { WITHIN_GROUP_NAMES } from './aggregate-functions';
+import { notSupportedYet, SqlValidationError } from './sql-error';
+import { unsupportedSyntax, WITHIN_GROUP_NAMES } from './within-group';
 import { fieldOfDataType } from './data-types';
 import { someExpression } from './parser/expression-tree';
 import { positionalArguments } from './named-arguments';

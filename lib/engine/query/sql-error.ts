@@ -34,11 +34,3 @@ export function offsetToPosition(sql: string, offset: number): SqlPosition {
   const column = offset - before.lastIndexOf('\n');
   return { line, column };
 }
-
-/** Spark's INVALID_SQL_SYNTAX.FUNCTION_WITH_UNSUPPORTED_SYNTAX: a clause the function does not take. */
-export function unsupportedSyntax(name: string, syntax: string, pos: SqlPosition | undefined): SqlValidationError {
-  return new SqlValidationError(
-    `[INVALID_SQL_SYNTAX.FUNCTION_WITH_UNSUPPORTED_SYNTAX] Invalid SQL syntax: The function \`${name}\` does not support ${syntax}. Remove it`,
-    pos, name, 'INVALID_SQL_SYNTAX.FUNCTION_WITH_UNSUPPORTED_SYNTAX',
-  );
-}

@@ -366,7 +366,7 @@ export class SourceText {
  * What a `[` the rewrites insert stands for: a `::` cast, a call's WITHIN GROUP, a star's EXCEPT
  * (see the header).
  */
-export type RewrittenBracket = 'cast' | 'withinGroup' | 'starExcept';
+type RewrittenBracket = 'cast' | 'withinGroup' | 'starExcept';
 
 /** A parsed text: its tokens (after the rewrites) and the `[` tokens they inserted. */
 export interface ParsedText {
