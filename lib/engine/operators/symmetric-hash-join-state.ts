@@ -62,34 +62,66 @@ const MATCHED = 1;
 /** The key's slot at the row's index holds this row as it is now (the flush need not write it). */
 const STORED = 2;
 
-/** What a row slot past a key's `length` holds: no row kept alive by a freed slot. */
+/** What a row place not holding a row has: no row kept alive by a freed place. */
 const NO_ROW: Row = Object.freeze({});
 
+/** The places a new key's block holds (most keys hold a row or two at a time). */
+const FIRST_BLOCK = 4;
+
 /**
- * One join key's rows, in slot order once flushed, as parallel arrays rather than an object per
- * row: the probe, the flush and the eviction read a key's rows one after another, and an object
- * per row was one more allocation, one more pointer to follow and one more object for every
- * scavenge to copy while the row is buffered.
- *
- * The arrays' first `length` places are the rows; the places after them are room kept for
- * later rows. V8 gives an array emptied by `length = 0` a new, empty backing store, and shrinks
- * one that `pop` leaves half empty, so a key whose rows come and go (most keys: a row or two
- * each) allocated its arrays again and again.
+ * A side's buffered rows, their times and their flags, for all its keys, in blocks of places
+ * (KeyRows.at, KeyRows.cap): a row's time at meta[2p], its flags (MATCHED, STORED) at
+ * meta[2p + 1], the row at rows[p]. The probe, the append, the eviction and the flush read a
+ * key's rows one after another, and with an array each of times and rows per key every visit
+ * to a key followed two more pointers (the array, then its backing store), most often to memory
+ * not touched since the last batch: a block here is one read away from its key's entry. A block
+ * of 2^c places is handed out from `free[c]` or the end, and goes back there when its key grows
+ * out of it or leaves the cache; the slab only grows (to the most rows a side has held).
+ */
+export class RowSlab {
+  meta = new Float64Array(2 * 4096);
+  /** Kept as long as `meta` holds places, NO_ROW where no row is. */
+  readonly rows: Row[] = new Array<Row>(4096).fill(NO_ROW);
+  /** Places handed out from the start. */
+  private end = 0;
+  /** Freed blocks' first places, by the base-2 log of their size. */
+  private readonly free: number[][] = [];
+
+  /** The first place of a free block of `cap` places (a power of two). */
+  alloc(cap: number): number {
+    const c = 31 - Math.clz32(cap);
+    const at = this.free[c]?.pop();
+    if (at !== undefined) return at;
+    const first = this.end;
+    this.end += cap;
+    if (this.end > this.rows.length) {
+      let size = this.rows.length * 2;
+      while (size < this.end) size *= 2;
+      const meta = new Float64Array(2 * size);
+      meta.set(this.meta);
+      this.meta = meta;
+      for (let i = this.rows.length; i < size; i++) this.rows.push(NO_ROW);
+    }
+    return first;
+  }
+
+  /** Gives back a block (its rows already NO_ROW). */
+  release(at: number, cap: number): void {
+    const c = 31 - Math.clz32(cap);
+    (this.free[c] ??= []).push(at);
+  }
+}
+
+/**
+ * One join key's rows: `length` of them from place `at` of the side's RowSlab, in slot order
+ * once flushed, in a block of `cap` places. A row is the input row itself when this process
+ * buffered it (no copy), else built from the values the stores hold; never changed.
  */
 export class KeyRows {
-  /**
-   * The rows by column name, `length` of them: the input row itself when this process buffered
-   * it (no copy), else built from the values the stores hold. Never changed.
-   */
-  readonly rows: Row[] = [];
-  /**
-   * Per row two numbers: its time by the side's value state watermark (NaN: never evicted by it),
-   * at 2i, then its flags (MATCHED, STORED), at 2i + 1. One array of unboxed doubles rather than
-   * one each: every append, flush and eviction of a key reads or writes both, and each array is
-   * one more object to reach (a cache miss when the key was last touched a batch ago) and to copy.
-   */
-  readonly meta: number[] = [];
-  /** How many rows the key holds (the arrays may be longer). */
+  /** The block's first place in the slab. */
+  at: number;
+  cap = FIRST_BLOCK;
+  /** How many rows the key holds. */
   length = 0;
   /** The count keyToNumValues holds for the key (0: none). */
   stored = 0;
@@ -99,12 +131,15 @@ export class KeyRows {
   round = 0;
 
   constructor(
+    readonly slab: RowSlab,
     /** The key as the stores hold it (encodeKey). */
     public key: string,
     public cacheKey: CacheKey,
-  ) {}
+  ) {
+    this.at = slab.alloc(FIRST_BLOCK);
+  }
 
-  /** This (empty) entry made another key's, keeping its arrays' room (JoinStateCache.spare). */
+  /** This (empty) entry made another key's, keeping its block (JoinStateCache.spare). */
   reuse(key: string, cacheKey: CacheKey): this {
     this.key = key;
     this.cacheKey = cacheKey;
@@ -112,44 +147,70 @@ export class KeyRows {
     return this;
   }
 
+  /** The `i`-th row. */
+  row(i: number): Row {
+    return this.slab.rows[this.at + i];
+  }
+
   /** Whether the `i`-th row has joined with a row of the other side. */
   isMatched(i: number): boolean {
-    return (this.meta[2 * i + 1] & MATCHED) !== 0;
+    return (this.slab.meta[2 * (this.at + i) + 1] & MATCHED) !== 0;
   }
 
   push(row: Row, flags: number, time: number): void {
-    const i = this.length++;
-    const { rows, meta } = this;
-    if (i < rows.length) {
-      rows[i] = row;
-      meta[2 * i] = time;
-      meta[2 * i + 1] = flags;
-    } else {
-      rows.push(row);
-      meta.push(time, flags);
+    if (this.length === this.cap) this.grow();
+    const slab = this.slab;
+    const p = this.at + this.length++;
+    slab.rows[p] = row;
+    slab.meta[2 * p] = time;
+    slab.meta[2 * p + 1] = flags;
+  }
+
+  /** Moves the rows into a block twice the size. */
+  private grow(): void {
+    const slab = this.slab;
+    const cap = 2 * this.cap;
+    const at = slab.alloc(cap);
+    const from = this.at;
+    // After alloc: it may have replaced slab.meta.
+    slab.meta.copyWithin(2 * at, 2 * from, 2 * (from + this.length));
+    const rows = slab.rows;
+    for (let i = 0; i < this.length; i++) {
+      rows[at + i] = rows[from + i];
+      rows[from + i] = NO_ROW;
     }
+    slab.release(from, this.cap);
+    this.at = at;
+    this.cap = cap;
   }
 
   /** Removes the `i`-th row: the key's last row takes its slot (the flush writes it there). */
   removeAt(i: number): void {
-    const { rows, meta } = this;
-    const last = --this.length;
-    if (i < last) {
-      rows[i] = rows[last];
-      meta[2 * i] = meta[2 * last];
-      meta[2 * i + 1] = meta[2 * last + 1] & ~STORED;
+    const { rows, meta } = this.slab;
+    const last = this.at + --this.length;
+    const p = this.at + i;
+    if (p < last) {
+      rows[p] = rows[last];
+      meta[2 * p] = meta[2 * last];
+      meta[2 * p + 1] = meta[2 * last + 1] & ~STORED;
     }
     rows[last] = NO_ROW;
   }
 
   clear(): void {
-    for (let i = 0; i < this.length; i++) this.rows[i] = NO_ROW;
+    const rows = this.slab.rows;
+    for (let i = 0; i < this.length; i++) rows[this.at + i] = NO_ROW;
     this.length = 0;
+  }
+
+  /** Gives the block back (an emptied entry the cache does not keep). */
+  release(): void {
+    this.slab.release(this.at, this.cap);
   }
 }
 
 /** What a TimeQueue run's freed places hold. */
-const SPENT = new KeyRows('', '');
+const SPENT = new KeyRows(new RowSlab(), '', '');
 
 /** How many emptied keys' entries a side keeps for new keys (JoinStateCache.spare). */
 const SPARE_KEYS = 4096;
@@ -236,11 +297,12 @@ class TimeQueue {
  */
 export class JoinStateCache {
   readonly keys = new Map<CacheKey, KeyRows>();
+  /** The keys' rows, times and flags. */
+  readonly slab = new RowSlab();
   /**
    * Entries of keys whose rows all went, for new keys to take: most keys hold a row or two, so
-   * keys empty and fill all the time, and an entry with its three arrays (room for 17 rows each
-   * once pushed to) cost more to allocate, and to copy when a scavenge found it alive, than its
-   * rows. Kept up to SPARE_KEYS. An entry here may still be named in `byTime`: visiting it,
+   * keys empty and fill all the time, and an entry with its block cost more to allocate, and to
+   * copy when a scavenge found it alive, than its rows. Kept up to SPARE_KEYS. An entry here may still be named in `byTime`: visiting it,
    * empty or another key's, removes only rows that are due anyway.
    */
   readonly spare: KeyRows[] = [];
@@ -312,7 +374,7 @@ export class SymmetricHashJoinStateManager {
     const b = this.keyToNumValues.get(k);
     if (!b) return undefined;
     const n = decodeValue(b) as number;
-    const entry = new KeyRows(k, ck);
+    const entry = new KeyRows(this.cache.slab, k, ck);
     for (let i = 0; i < n; i++) {
       const [values, matched] = decodeValue(this.keyWithIndexToValue.get(indexedKey(k, i))!) as [unknown[], boolean];
       const row: Row = {};
@@ -337,7 +399,8 @@ export class SymmetricHashJoinStateManager {
     if (this.timeOf && !this.cache.byTime) {
       const queue = new TimeQueue();
       for (const entry of this.cache.keys.values()) {
-        for (let i = 0; i < 2 * entry.length; i += 2) if (!Number.isNaN(entry.meta[i])) queue.push(entry.meta[i], entry);
+        const meta = this.cache.slab.meta;
+        for (let p = entry.at; p < entry.at + entry.length; p++) if (!Number.isNaN(meta[2 * p])) queue.push(meta[2 * p], entry);
       }
       this.cache.byTime = queue;
     }
@@ -347,7 +410,7 @@ export class SymmetricHashJoinStateManager {
     let entry = this.rowsOf(k);
     if (entry === undefined) {
       const spare = this.cache.spare.pop();
-      entry = spare !== undefined ? spare.reuse(storeKeyOf(k), k) : new KeyRows(storeKeyOf(k), k);
+      entry = spare !== undefined ? spare.reuse(storeKeyOf(k), k) : new KeyRows(this.cache.slab, storeKeyOf(k), k);
       this.cache.keys.set(k, entry);
     }
     const time = this.timeOf?.(row);
@@ -358,10 +421,11 @@ export class SymmetricHashJoinStateManager {
 
   /** Marks the `i`-th row of a key as matched (its slot is written again at the flush). */
   markMatched(entry: KeyRows, i: number): void {
-    const f = entry.meta[2 * i + 1];
-    if ((f & MATCHED) !== 0) return;
+    const meta = this.cache.slab.meta;
+    const p = 2 * (entry.at + i) + 1;
+    if ((meta[p] & MATCHED) !== 0) return;
     // Not STORED any more: the slot holds the row unmatched.
-    entry.meta[2 * i + 1] = MATCHED;
+    meta[p] = MATCHED;
     this.touch(entry);
   }
 
@@ -380,9 +444,9 @@ export class SymmetricHashJoinStateManager {
     this.completeCache();
     let n = 0;
     for (const entry of this.cache.keys.values()) {
-      const { rows, length } = entry;
+      const length = entry.length;
       if (length === 0 || !evict(entry.key)) continue;
-      if (removed) for (let i = 0; i < length; i++) removed(rows[i], entry.isMatched(i));
+      if (removed) for (let i = 0; i < length; i++) removed(entry.row(i), entry.isMatched(i));
       n += length;
       entry.clear();
       this.touch(entry);
@@ -401,15 +465,15 @@ export class SymmetricHashJoinStateManager {
     const round = ++this.cache.rounds;
     let n = 0;
     queue.visitKeysUpTo(t, round, (entry) => {
-      const { rows, meta } = entry;
+      const { rows, meta } = entry.slab;
       const before = entry.length;
       for (let i = 0; i < entry.length; ) {
         // NaN (no time) is never ≤ t: kept.
-        if (!(meta[2 * i] <= t)) {
+        if (!(meta[2 * (entry.at + i)] <= t)) {
           i++;
           continue;
         }
-        removed?.(rows[i], entry.isMatched(i));
+        removed?.(rows[entry.at + i], entry.isMatched(i));
         n++;
         entry.removeAt(i);
       }
@@ -424,19 +488,20 @@ export class SymmetricHashJoinStateManager {
    */
   flush(): void {
     for (const entry of this.dirty) {
-      const { key, rows, meta } = entry;
+      const { key, at } = entry;
+      const { rows, meta } = this.cache.slab;
       const n = entry.length;
       // The stores hold the key's count and its slots below it, no others: each write says
       // whether its key is there, so the store need not look it up (writeKnown), and names the
       // slot by the key and its index, so no slot string is made.
       const stored = entry.stored;
       for (let i = 0; i < n; i++) {
-        const f = meta[2 * i + 1];
+        const f = meta[2 * (at + i) + 1];
         if ((f & STORED) !== 0) continue;
-        this.pending.row = rows[i];
+        this.pending.row = rows[at + i];
         this.pending.matched = (f & MATCHED) !== 0;
         this.keyWithIndexToValue.writeKnownValue(key, this.pending, i < stored, this.encodeRow, i);
-        meta[2 * i + 1] = f | STORED;
+        meta[2 * (at + i) + 1] = f | STORED;
       }
       for (let i = n; i < stored; i++) this.keyWithIndexToValue.writeKnown(key, undefined, true, i);
       if (n !== stored) {
@@ -447,6 +512,7 @@ export class SymmetricHashJoinStateManager {
       if (n === 0) {
         this.cache.keys.delete(entry.cacheKey);
         if (this.cache.spare.length < SPARE_KEYS) this.cache.spare.push(entry);
+        else entry.release();
       }
     }
     this.dirty.length = 0;
