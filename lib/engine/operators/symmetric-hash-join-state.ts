@@ -23,6 +23,7 @@
 import { indexedKey, type StateStore } from '../state/state-store';
 import { decodeKey, decodeValue, encodeKey, encodeValueByteString, writeRowValue, type ValueEncoder } from '../state/state-value-codec';
 import type { Row } from '../types';
+import { JoinKeyTable, type CacheKey } from './join-key-table';
 
 export type JoinSide = 'left' | 'right';
 
@@ -31,12 +32,6 @@ export function joinKeyOfStoreKey(storeName: string, key: string): string {
   return storeName.endsWith('keyWithIndexToValue') ? key.slice(0, key.lastIndexOf('#')) : key;
 }
 
-/**
- * A join key as the cache's Map holds it: a single number as itself (a Map compares numbers as
- * encodeKey's strings do: -0 as 0, NaN as NaN), so that a probe builds and hashes no key string;
- * any other key by encodeKey (a string, so never equal to a number).
- */
-export type CacheKey = number | string;
 
 export function cacheKeyOf(key: readonly unknown[]): CacheKey {
   return key.length === 1 && typeof key[0] === 'number' ? key[0] : encodeKey(key);
@@ -296,7 +291,7 @@ class TimeQueue {
  * (see StreamingSymmetricHashJoinExec).
  */
 export class JoinStateCache {
-  readonly keys = new Map<CacheKey, KeyRows>();
+  readonly keys = new JoinKeyTable<KeyRows>();
   /** The keys' rows, times and flags. */
   readonly slab = new RowSlab();
   /**
@@ -382,7 +377,7 @@ export class SymmetricHashJoinStateManager {
       entry.push(row, matched ? MATCHED | STORED : STORED, this.timeOf?.(row) ?? NaN);
     }
     entry.stored = n;
-    this.cache.keys.set(ck, entry);
+    this.cache.keys.add(entry);
     return entry;
   }
 
@@ -411,7 +406,7 @@ export class SymmetricHashJoinStateManager {
     if (entry === undefined) {
       const spare = this.cache.spare.pop();
       entry = spare !== undefined ? spare.reuse(storeKeyOf(k), k) : new KeyRows(this.cache.slab, storeKeyOf(k), k);
-      this.cache.keys.set(k, entry);
+      this.cache.keys.add(entry);
     }
     const time = this.timeOf?.(row);
     entry.push(row, matched ? MATCHED : 0, time ?? NaN);
