@@ -20,6 +20,7 @@ import { duplicateColumn, ExpressionBuilder, lineColumn, writtenColumnName, type
 import { generatorOutput, GENERATORS, TABLE_FUNCTIONS } from './generators';
 import { children, firstStreamingRelation, isDeterministicPlan, relationOutput, type LogicalPlan, type NamedExpr, type ScalarSubquery, type StreamingRelation } from './logical-plan';
 import { checkCorrelatedReferences, OuterReferences, readsOuterReference } from './outer-references';
+import { lateralColumnClash } from './parser/lateral-subquery';
 import { isOrderable, sameType, typeOfField, typeText, type TypeInfo } from './data-types';
 import { parsePlan } from './parser/ast-builder';
 import { mapExpression, someExpression } from './parser/expression-tree';
@@ -1987,7 +1988,7 @@ class QueryPlanner {
     const output = names.map((name) => {
       if (!taken.has(name.toLowerCase())) return name;
       if (!renameCollisions) {
-        throw outputClash(exprToString(call), name, call.pos, call.name);
+        throw lateralColumnClash(call, name) ?? outputClash(exprToString(call), name, call.pos, call.name);
       }
       let unused = `__generated_${name}`;
       for (let i = 1; taken.has(unused.toLowerCase()); i++) unused = `__generated_${name}_${i}`;

@@ -197,7 +197,7 @@ const readsFile = (plan: LogicalPlan) => FILE_FUNCTIONS.some((f) => nodeCallsFun
 export function planPhysical(plan: LogicalPlan, ops: PhysicalOperator[], stateful: StatefulPlanner, fuse = false, fileAbove = false): Schema {
   // What this node's children plan with: whether they or it read the file.
   const carry = fileAbove || readsFile(plan);
-  if (plan.kind !== 'Filter' && plan.kind !== 'Project') refuseCorrelatedSubqueries(plan);
+  if (plan.kind !== 'Filter' && plan.kind !== 'Project' && plan.kind !== 'Generate') refuseCorrelatedSubqueries(plan);
   switch (plan.kind) {
     case 'StreamingRelation':
     {
@@ -230,7 +230,8 @@ export function planPhysical(plan: LogicalPlan, ops: PhysicalOperator[], statefu
     case 'Generate': {
       const schema = planPhysical(plan.child, ops, stateful, fuse, carry);
       const g = plan.generator;
-      const generator = generatorOf(g, schema);
+      // A LATERAL subquery's rows are a correlated scalar subquery's value (parser/lateral-subquery.ts).
+      const generator = withCorrelatedSubqueries(g.args, schema, ops, () => generatorOf(g, schema));
       // ColumnPruning narrows what is copied into each row to the columns read above.
       const { carried, output: out } = generateOutput(plan, schema, generator.fields);
       const names = carried.map((f) => f.name);
