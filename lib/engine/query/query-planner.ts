@@ -21,6 +21,7 @@ import { generatorOutput, GENERATORS, TABLE_FUNCTIONS } from './generators';
 import { children, firstStreamingRelation, isDeterministicPlan, relationOutput, type LogicalPlan, type NamedExpr, type ScalarSubquery, type StreamingRelation } from './logical-plan';
 import { checkCorrelatedReferences, OuterReferences, readsOuterReference } from './outer-references';
 import { lateralColumnClash } from './parser/lateral-subquery';
+import { inSubqueriesInJoinConditions, inSubqueryOverRows } from './in-subquery-rows';
 import { isOrderable, sameType, typeOfField, typeText, type TypeInfo } from './data-types';
 import { parsePlan } from './parser/ast-builder';
 import { mapExpression, someExpression } from './parser/expression-tree';
@@ -719,6 +720,7 @@ class QueryPlanner {
       child = child.child;
     }
     if (child.kind === 'Join') ({ child, where } = subqueryJoinConditionsAsWhere(child, where));
+    child = inSubqueriesInJoinConditions(child, (q) => this.readsNoStream(q, this.ctes) && this.uncorrelatedQuery(q) !== undefined);
     if (where && child.kind === 'Join') ({ child, where } = this.commaJoinConditions(child, where));
     if (where) where = reducedExists(where);
     items = items.map(reducedExists);
@@ -1002,6 +1004,9 @@ class QueryPlanner {
         return buildStreamStaticJoin(u, this.relations, this.staticTables, (scope) => {
           const builder = new ExpressionBuilder({ ...scope, metadataColumn: this.metadataColumn }, this.sql);
           this.outerReferences.attach(builder);
+          // An uncorrelated scalar subquery in ON (an IN subquery there reads one: in-subquery-rows.ts);
+          // a name of the join's sides is unresolved in it, as no operator runs a correlated one there.
+          builder.scalarSubquery = (s, pos) => this.scalarSubquery(s, pos, ctes, new ExpressionBuilder({ qualifiers: new Set(), columns: new Set() }, this.sql), []);
           return builder;
         }, (side) => this.joinLeaf(side, ctes), this.staticLeaves);
       case 'OneRowRelation':
@@ -1154,6 +1159,9 @@ class QueryPlanner {
       const plain = stream !== undefined && query.kind === 'Project' && query.projectList.every((e) => e.kind === 'UnresolvedAttribute') && staticOf(query.child)?.direct === true;
       // Its tables may be the outer query's CTEs over static tables (this.ctes: the SELECT's scope).
       if (!plain && !this.readsNoStream(query, this.ctes)) return undefined;
+      // A query that reads the outer row in another shape (a LIMIT, a join, a set operation) is
+      // no join's side: it is answered per outer row (in-subquery-rows.ts).
+      if (!plain && !this.uncorrelatedQuery(query)) return undefined;
       const names = values.length === 1 ? [IN_SUBQUERY_VALUE] : values.map((_, i) => `${IN_SUBQUERY_VALUE}_${i}`);
       const right: UnresolvedPlan = plain ? query.child : {
         kind: 'SubqueryAlias', alias: IN_SUBQUERY, pos: query.pos,
@@ -1269,11 +1277,18 @@ class QueryPlanner {
       const plan: UnresolvedPlan = { kind: 'Project', projectList: [count], child: condition ? { kind: 'Filter', condition, child: from, pos } : from, pos };
       return { kind: 'BinaryOperator', op: 'GreaterThan', left: { kind: 'ScalarSubquery', plan, pos }, right: literal(0n, LongType), pos };
     };
-    return mapExpression(e, (x) => {
-      if (x.kind === 'Exists') return any(x.plan);
-      const query = x.kind === 'InSubquery' ? rows(x.query) : undefined;
-      const items = query && selectItems(query);
-      if (x.kind !== 'InSubquery' || query?.kind !== 'Project' || items?.length !== x.values.length) return undefined;
+    // Another shape (a LIMIT, a set operation, a star, more than three values) over static data:
+    // the scalar subquery over its rows (in-subquery-rows.ts).
+    const overRows = (x: Extract<Expression, { kind: 'InSubquery' }>): Expression | undefined => {
+      if (!this.readsNoStream(x.query, this.ctes)) return undefined;
+      const items = selectItems(x.query);
+      if (items && items.length !== x.values.length) throw inSubqueryLengthMismatch(x, items);
+      return inSubqueryOverRows(x.values.map((v) => this.outerQualified(v, outer)), x.query, x.pos);
+    };
+    const inAsCounts = (x: Extract<Expression, { kind: 'InSubquery' }>): Expression | undefined => {
+      const query = rows(x.query);
+      const items = selectItems(query);
+      if (query.kind !== 'Project' || items?.length !== x.values.length) return undefined;
       // Each value as the outer query reads it: inside the count, a name of the subquery's table would be its column.
       const pairs = x.values.map((value, i) => ({ item: items[i].kind === 'Alias' ? items[i].child : items[i], value: this.outerQualified(value, outer) }));
       const equal = (p: (typeof pairs)[number]): Expression => ({ kind: 'BinaryOperator', op: 'EqualTo', left: p.item, right: p.value, pos });
@@ -1299,7 +1314,8 @@ class QueryPlanner {
       if (unknowns.length !== 3 ** pairs.length - 1) return undefined;
       const unknown = unknowns.reduce((l, r): Expression => ({ kind: 'BinaryOperator', op: 'Or', left: l, right: r, pos }));
       return { kind: 'CaseWhen', branches: [[matched, literal(true, BooleanType)], [unknown, literal(null, BooleanType)]], elseValue: literal(false, BooleanType), pos };
-    });
+    };
+    return mapExpression(e, (x) => (x.kind === 'InSubquery' ? inAsCounts(x) ?? overRows(x) : x.kind === 'Exists' ? any(x.plan) : undefined));
   }
 
   /**
