@@ -31,4 +31,11 @@ describe('IN over the subquery\'s rows', () => {
     expect(await run('SELECT e.id, u.w FROM events e LEFT JOIN VALUES (1), (2) AS u(w) ON e.k = u.w AND e.k IN (SELECT v FROM VALUES (1), (3) AS t(v))', ROWS))
       .toEqual([{ id: 1, w: 1 }, { id: 2, w: null }, { id: 3, w: null }, { id: 4, w: null }]);
   });
+
+  it('EXISTS over a set operation whose branches read the outer row: refused as Spark refuses it', async () => {
+    const sql = 'SELECT e.id FROM events e WHERE EXISTS (SELECT v FROM VALUES (1) AS t(v) WHERE v = e.k UNION SELECT v FROM VALUES (2) AS u(v) WHERE v = e.k)';
+    await expect(run(sql, ROWS)).rejects.toMatchObject({ errorClass: 'UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.ACCESSING_OUTER_QUERY_COLUMN_IS_NOT_ALLOWED' });
+    // Read around it, it runs.
+    expect(await run('SELECT e.id FROM events e WHERE EXISTS (SELECT * FROM (SELECT v FROM VALUES (1) AS t(v) UNION SELECT v FROM VALUES (2) AS u(v)) s WHERE s.v = e.k)', ROWS)).toEqual([{ id: 1 }, { id: 2 }]);
+  });
 });

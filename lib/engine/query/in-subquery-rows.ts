@@ -13,7 +13,9 @@
  * comparison is unknown (a NULL on either side), else FALSE (none over no rows). NOT IN is its
  * negation, as Spark's null-aware anti join keeps a row only where every comparison is FALSE.
  */
+import { lineColumn } from './expression-builder';
 import { BooleanType, IntegerType } from './parser/data-type';
+import { SqlValidationError } from './sql-error';
 import { mapExpression } from './parser/expression-tree';
 import { conjunctionOf, type Expression, type LogicalPlan, type Position } from './parser/unresolved-plan';
 
@@ -76,4 +78,17 @@ export function inSubqueriesInJoinConditions(plan: LogicalPlan, uncorrelated: (q
   const right = inSubqueriesInJoinConditions(plan.right, uncorrelated);
   const condition = plan.condition && mapExpression(plan.condition, (x) => (x.kind === 'InSubquery' && uncorrelated(x.query) ? inSubqueryOverArray(x.values, x.query, x.pos) : undefined));
   return { ...plan, left, right, ...(condition ? { condition } : {}) };
+}
+
+/**
+ * [NOT] EXISTS over a set operation whose branches read the outer query: Spark's CheckAnalysis
+ * (before set operations were decorrelated) refuses an outer reference below a UNION, INTERSECT
+ * or EXCEPT there.
+ */
+export function outerReferenceInSetOperation(query: LogicalPlan): SqlValidationError {
+  const op = query.kind === 'Union' ? 'UNION' : query.kind === 'Intersect' ? 'INTERSECT' : 'EXCEPT';
+  return new SqlValidationError(
+    `[UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.ACCESSING_OUTER_QUERY_COLUMN_IS_NOT_ALLOWED] Unsupported subquery expression: Accessing outer query column is not allowed in this location: a branch of ${op}. ` +
+      `Read the outer column in a WHERE around the set operation: EXISTS (SELECT * FROM (… ${op} …) u WHERE u.k = outer.k)`,
+    lineColumn(query.pos), 'subquery', 'UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.ACCESSING_OUTER_QUERY_COLUMN_IS_NOT_ALLOWED');
 }

@@ -21,7 +21,7 @@ import { generatorOutput, GENERATORS, TABLE_FUNCTIONS } from './generators';
 import { children, firstStreamingRelation, isDeterministicPlan, relationOutput, type LogicalPlan, type NamedExpr, type ScalarSubquery, type StreamingRelation } from './logical-plan';
 import { checkCorrelatedReferences, OuterReferences, readsOuterReference } from './outer-references';
 import { lateralColumnClash } from './parser/lateral-subquery';
-import { inSubqueriesInJoinConditions, inSubqueryOverRows } from './in-subquery-rows';
+import { inSubqueriesInJoinConditions, inSubqueryOverRows, outerReferenceInSetOperation } from './in-subquery-rows';
 import { isOrderable, sameType, typeOfField, typeText, type TypeInfo } from './data-types';
 import { parsePlan } from './parser/ast-builder';
 import { mapExpression, someExpression } from './parser/expression-tree';
@@ -1315,7 +1315,18 @@ class QueryPlanner {
       const unknown = unknowns.reduce((l, r): Expression => ({ kind: 'BinaryOperator', op: 'Or', left: l, right: r, pos }));
       return { kind: 'CaseWhen', branches: [[matched, literal(true, BooleanType)], [unknown, literal(null, BooleanType)]], elseValue: literal(false, BooleanType), pos };
     };
-    return mapExpression(e, (x) => (x.kind === 'InSubquery' ? inAsCounts(x) ?? overRows(x) : x.kind === 'Exists' ? any(x.plan) : undefined));
+    // EXISTS over a set operation of static data that reads the outer row (its planning alone
+    // finds a name unresolved): refused as Spark refuses it.
+    const overSetOperation = (q: UnresolvedPlan): undefined => {
+      if ((q.kind !== 'Union' && q.kind !== 'Intersect' && q.kind !== 'Except') || !this.readsNoStream(q, this.ctes)) return undefined;
+      try {
+        this.withStaticLeaves(() => this.plan(selectAll({ kind: 'SubqueryAlias', alias: EXISTS_SUBQUERY, child: q, pos: q.pos }, q.pos), this.ctes));
+      } catch (err) {
+        if (err instanceof SqlValidationError && err.errorClass?.startsWith('UNRESOLVED_COLUMN')) throw outerReferenceInSetOperation(q);
+      }
+      return undefined;
+    };
+    return mapExpression(e, (x) => (x.kind === 'InSubquery' ? inAsCounts(x) ?? overRows(x) : x.kind === 'Exists' ? any(x.plan) ?? overSetOperation(x.plan) : undefined));
   }
 
   /**
