@@ -37,7 +37,7 @@ describe('LATERAL subqueries beside a stream (Spark\'s LateralJoin)', () => {
     await same('SELECT e.id, r.weight FROM events e LEFT OUTER JOIN LATERAL (SELECT weight FROM regions WHERE region = e.region ORDER BY weight DESC LIMIT 1) r ON true');
   });
 
-  it('refuses what Spark refuses (a join type an outer side cannot correlate to, NATURAL, USING, an outer column in an aggregate), and a stream in the subquery', () => {
+  it('refuses what Spark refuses (a join type an outer side cannot correlate to, NATURAL, USING, an outer column in an aggregate, rand()), and a stream in the subquery', () => {
     const refusal = (sql: string) => validateJob({
       name: 'x', source: { name: 'events', type: 'memory', options: { stream: 'x' }, schema: EVENTS },
       staticTables: [{ name: 'regions', path: '/nonexistent.json', format: 'json', schema: REGIONS }],
@@ -49,6 +49,7 @@ describe('LATERAL subqueries beside a stream (Spark\'s LateralJoin)', () => {
     expect(refusal('SELECT * FROM events e NATURAL JOIN LATERAL (SELECT weight FROM regions WHERE region = e.region) r')).toContain('UNSUPPORTED_FEATURE.LATERAL_NATURAL_JOIN');
     expect(refusal('SELECT * FROM events e JOIN LATERAL (SELECT region FROM regions WHERE weight = e.amount) r USING (region)')).toContain('UNSUPPORTED_FEATURE.LATERAL_JOIN_USING');
     expect(refusal('SELECT * FROM events e, LATERAL (SELECT sum(e.amount) AS s FROM regions) r')).toContain('UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.CORRELATED_REFERENCE');
+    expect(refusal('SELECT * FROM events e, LATERAL (SELECT weight * rand() AS w FROM regions WHERE region = e.region) r')).toContain('UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.NON_DETERMINISTIC_LATERAL_SUBQUERIES');
     expect(refusal('SELECT * FROM events e, LATERAL (SELECT x.id AS other FROM events x WHERE x.id = e.id) s')).toContain('A scalar subquery over a stream is not supported');
     // A column named as one before it: Weir keeps output names distinct.
     expect(refusal('SELECT * FROM events e, LATERAL (SELECT region FROM regions WHERE weight = e.amount) r')).toContain("A LATERAL subquery's column region has the name of a column of the relations before it");

@@ -12,10 +12,12 @@
  * pads only a row none of whose rows meet it. Spark's checks of a correlated subquery apply as
  * they are (an outer column in an aggregate is CORRELATED_REFERENCE), and the subquery reads
  * static data only, as a correlated scalar subquery does: a LATERAL subquery over a stream is
- * refused as Spark's UnsupportedOperationChecker refuses a LateralJoin whose right side streams.
+ * refused, as a scalar subquery over a stream is.
  */
 import type { Expr } from '../expression';
+import { isNondeterministicFunction } from '../random-functions';
 import { SqlValidationError } from '../sql-error';
+import { mapPlanExpressions } from './expression-tree';
 import type { Expression, LogicalPlan, Position } from './unresolved-plan';
 
 /** The alias of a LATERAL subquery written without one: its columns are read unqualified. */
@@ -23,6 +25,7 @@ const LATERAL_ALIAS = '__lateral_subquery';
 
 /** `left` joined LATERAL with `right` (the subquery, aliased or not), as the Generate described above. */
 export function lateralSubqueryJoin(left: LogicalPlan, right: LogicalPlan, outer: boolean, condition: Expression | undefined, pos: Position): LogicalPlan {
+  refuseNondeterministic(right, pos);
   const alias = right.kind === 'SubqueryAlias' ? right.alias : LATERAL_ALIAS;
   const relation: LogicalPlan = right.kind === 'SubqueryAlias' ? right : { kind: 'SubqueryAlias', alias, child: right, pos };
   const rows: Expression = {
@@ -46,4 +49,22 @@ export function lateralColumnClash(call: Extract<Expr, { kind: 'call' }>, name: 
   return new SqlValidationError(
     `A LATERAL subquery's column ${name} has the name of a column of the relations before it, which Weir does not repeat yet: alias it in the subquery (SELECT … AS another_name)`,
     call.pos, 'LATERAL');
+}
+
+/**
+ * Spark's CheckAnalysis refuses a nondeterministic LATERAL subquery beside relations of more than
+ * one row (NON_DETERMINISTIC_LATERAL_SUBQUERIES): its rows would differ from one outer row to the
+ * next, where Weir runs it once per tuple of outer values. A stream has more than one row.
+ */
+function refuseNondeterministic(subquery: LogicalPlan, pos: Position): void {
+  let found: string | undefined;
+  mapPlanExpressions(subquery, (x) => {
+    if (!found && x.kind === 'UnresolvedFunction' && x.nameParts.length === 1 && isNondeterministicFunction(x.nameParts[0].toLowerCase())) found = x.nameParts[0];
+    return undefined;
+  });
+  if (!found) return;
+  throw new SqlValidationError(
+    `[UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.NON_DETERMINISTIC_LATERAL_SUBQUERIES] Unsupported subquery expression: Non-deterministic lateral subqueries are not supported when joining with outer relations that produce more than one row: it calls ${found}(). ` +
+      'Compute the random value in the outer query, or join without LATERAL',
+    pos, 'LATERAL', 'UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.NON_DETERMINISTIC_LATERAL_SUBQUERIES');
 }
