@@ -53,7 +53,7 @@ export function inSubqueryOverRows(values: readonly Expression[], query: Logical
  * whose three-valued answer is IN's (TRUE where a row is equal, else NULL where one is unknown,
  * else FALSE).
  */
-export function inSubqueryOverArray(values: readonly Expression[], query: LogicalPlan, pos: Position): Expression {
+function inSubqueryOverArray(values: readonly Expression[], query: LogicalPlan, pos: Position): Expression {
   const columns = values.map((_, i) => `${ROWS}_${i}`);
   const rows: LogicalPlan = { kind: 'SubqueryAlias', alias: ROWS, pos, child: { kind: 'UnresolvedSubqueryColumnAliases', outputColumnNames: columns, child: query, pos } };
   const struct: Expression = { kind: 'UnresolvedFunction', nameParts: ['struct'], isDistinct: false, arguments: [{ kind: 'UnresolvedStar', target: [ROWS], pos }], pos };
