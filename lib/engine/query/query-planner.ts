@@ -179,10 +179,10 @@ function selectItems(p: UnresolvedPlan): readonly Expression[] | undefined {
       return selectItems(p.children[0]);
     case 'Except': case 'Intersect':
       return selectItems(p.left);
-    case 'Distinct': case 'Limit': case 'Sort': case 'UnresolvedHaving': case 'RepartitionByExpression':
+    case 'Distinct': case 'Limit': case 'Offset': case 'Sort': case 'UnresolvedHaving': case 'RepartitionByExpression':
       return selectItems(p.child);
     // Every member listed, so that a new one is a lint error until it is handled here.
-    case 'Filter': case 'Generate': case 'Join': case 'Offset': case 'OneRowRelation': case 'SubqueryAlias':
+    case 'Filter': case 'Generate': case 'Join': case 'OneRowRelation': case 'SubqueryAlias':
     case 'UnresolvedRelation': case 'UnresolvedSubqueryColumnAliases': case 'UnresolvedWith': case 'Unpivot': case 'Pivot':
     default:
       return undefined;
@@ -396,6 +396,7 @@ class QueryPlanner {
       case 'Offset':
       case 'Sort': {
         let limit: { expr: Expression; pos: Position } | undefined;
+        let offset: { expr: Expression; pos: Position } | undefined;
         let sort: SortClause | undefined;
         let repartition: Extract<UnresolvedPlan, { kind: 'RepartitionByExpression' }> | undefined;
         let inner: UnresolvedPlan = u;
@@ -403,7 +404,11 @@ class QueryPlanner {
           limit = { expr: this.foldedLimit(inner.limitExpr), pos: inner.pos };
           inner = inner.child;
         }
-        if (inner.kind === 'Offset') throw unsupportedOperation('Offset is not supported on streaming DataFrames/Datasets');
+        // Over a stream the streaming checker refuses the Offset (Spark's UnsupportedOperationChecker).
+        if (inner.kind === 'Offset') {
+          offset = { expr: this.foldedLimit(inner.offsetExpr), pos: inner.pos };
+          inner = inner.child;
+        }
         if (inner.kind === 'Sort') {
           // SORT BY (global false) sorts each partition: a micro-batch's rows are one here, so
           // it is ORDER BY's sort, under Spark's same streaming rule (Complete mode, over an aggregation).
@@ -418,10 +423,10 @@ class QueryPlanner {
         // aggregation plans the sort with its select list (buildAggregation).
         const aggregates = inner.kind === 'Aggregate' || inner.kind === 'UnresolvedHaving' || (inner.kind === 'Project' && isAggregation({ items: inner.projectList, grouping: [], distinct: false, pos: inner.pos }));
         let planned: LogicalPlan;
-        if (sort && aggregates) planned = buildSortAndLimit(this.select(inner, ctes, sort), undefined, limit);
+        if (sort && aggregates) planned = buildSortAndLimit(this.select(inner, ctes, sort), undefined, limit, [], offset);
         // A batch plan's ORDER BY may sort on a column it does not select (Spark's
         // ResolveMissingReferences); a stream's names output columns only (buildSortAndLimit).
-        else if (sort && inner.kind === 'Project' && this.staticLeaves && this.readsStaticTablesOnly(inner, ctes)) planned = buildSortAndLimit(this.select(inner, ctes, sort), undefined, limit);
+        else if (sort && inner.kind === 'Project' && this.staticLeaves && this.readsStaticTablesOnly(inner, ctes)) planned = buildSortAndLimit(this.select(inner, ctes, sort), undefined, limit, [], offset);
         else {
           const p = this.plan(inner, ctes);
           // A set operation's ORDER BY names (or numbers) its output's columns, the first query's;
@@ -432,7 +437,7 @@ class QueryPlanner {
             const e = o.child;
             if (e.kind === 'UnresolvedAttribute' && e.nameParts.length === 1 && e.nameParts[0].toLowerCase() !== 'all') compileExpression({ kind: 'column', name: e.nameParts[0], pos: lineColumn(e.pos) }, output);
           }
-          planned = buildSortAndLimit(p, sort, limit, output.map((f) => f.name));
+          planned = buildSortAndLimit(p, sort, limit, output.map((f) => f.name), offset);
         }
         return repartition ? this.repartitioned(repartition, planned) : planned;
       }
@@ -1935,7 +1940,7 @@ class QueryPlanner {
    */
   private repeatsMarked(plan: LogicalPlan): LogicalPlan {
     switch (plan.kind) {
-      case 'Sort': case 'Limit':
+      case 'Sort': case 'Limit': case 'Offset':
         return { ...plan, child: this.repeatsMarked(plan.child) };
       case 'Project': {
         const list = [...plan.list];

@@ -298,7 +298,7 @@ export function planPhysical(plan: LogicalPlan, ops: PhysicalOperator[], statefu
       return out;
     }
     // Every member listed, so that a new one is a lint error until it is handled here.
-    case 'Aggregate': case 'Deduplicate': case 'Join': case 'Limit': case 'Sort': case 'StaticRelation':
+    case 'Aggregate': case 'Deduplicate': case 'Join': case 'Limit': case 'Offset': case 'Sort': case 'StaticRelation':
     default: {
       // A join of two streams: each side's operators (its scan first) run inside the join.
       if (plan.kind === 'Join' && isStreamStreamJoin(plan)) {
@@ -310,7 +310,7 @@ export function planPhysical(plan: LogicalPlan, ops: PhysicalOperator[], statefu
         ops.push(planned.op);
         return planned.schema;
       }
-      // Aggregate, Deduplicate, Sort, Limit: stateful-planner.ts.
+      // Aggregate, Deduplicate, Sort, Limit, Offset: stateful-planner.ts.
       // A join reads the stream side; the static side is loaded by the join operator itself.
       const input = plan.kind === 'Join' ? streamSideOf(plan) : children(plan)[0];
       const schema = planPhysical(input, ops, stateful, fuse, readsFile(plan));
@@ -359,7 +359,7 @@ function staticBatch(plan: LogicalPlan): StaticBatch {
       case 'Union':
         return { ...p, branches: p.branches.map(scanned) };
       // Every member listed, so that a new one is a lint error until it is handled here.
-      case 'Aggregate': case 'Deduplicate': case 'Expand': case 'Filter': case 'Generate': case 'Limit': case 'Project': case 'Sort': case 'Window':
+      case 'Aggregate': case 'Deduplicate': case 'Expand': case 'Filter': case 'Generate': case 'Limit': case 'Offset': case 'Project': case 'Sort': case 'Window':
       default:
         return { ...p, child: scanned(p.child) };
     }
