@@ -653,26 +653,29 @@ function sortsOutputColumn(e: Expression, out: readonly string[]): string | unde
 }
 
 /**
- * LIMIT's row count, checked as Spark's CheckAnalysis checks a limit-like expression (foldable,
- * an INT, not NULL, not negative: INVALID_LIMIT_LIKE_EXPRESSION). The planner has already folded
+ * LIMIT's or OFFSET's row count (`name`), checked as Spark's CheckAnalysis checks a limit-like
+ * expression (checkLimitLikeClause: foldable, an INT, not NULL, not negative:
+ * INVALID_LIMIT_LIKE_EXPRESSION, its message naming the clause). The planner has already folded
  * integer arithmetic and casts over literals (QueryPlanner.foldedLimit); Weir evaluates no other
  * expression while it validates a job, so any other foldable one is refused.
  */
-function limitValue(e: Expression, pos: SqlPosition | undefined): number {
+function limitValue(e: Expression, pos: SqlPosition | undefined, name: 'limit' | 'offset'): number {
+  const clause = name.toUpperCase();
   const invalid = (sub: string, detail: string) => new SqlValidationError(
-    `[INVALID_LIMIT_LIKE_EXPRESSION.${sub}] The limit like expression "${expressionSql(e)}" is invalid. ${detail} Write LIMIT n, n a non-negative INT.`,
-    lineColumn(e.pos) ?? pos, 'LIMIT', `INVALID_LIMIT_LIKE_EXPRESSION.${sub}`);
-  if (someExpression(e, (x) => x.kind === 'UnresolvedAttribute')) throw invalid('IS_UNFOLDABLE', 'The limit expression must evaluate to a constant value.');
-  if (e.kind !== 'Literal') throw new SqlValidationError(`LIMIT takes an INT literal (LIMIT 10): Weir does not evaluate "${expressionSql(e)}" while it validates the job`, pos, 'LIMIT');
-  if (e.dataType.kind !== 'integer') throw invalid('DATA_TYPE', `The limit expression must be integer type, but got "${sql(e.dataType)}".`);
-  if (typeof e.value !== 'bigint') throw invalid('IS_NULL', 'The evaluated limit expression must not be null.');
-  if (e.value < 0n) throw invalid('IS_NEGATIVE', `The limit expression must be equal to or greater than 0, but got ${e.value}.`);
+    `[INVALID_LIMIT_LIKE_EXPRESSION.${sub}] The limit like expression "${expressionSql(e)}" is invalid. ${detail} Write ${clause} n, n a non-negative INT.`,
+    lineColumn(e.pos) ?? pos, clause, `INVALID_LIMIT_LIKE_EXPRESSION.${sub}`);
+  if (someExpression(e, (x) => x.kind === 'UnresolvedAttribute')) throw invalid('IS_UNFOLDABLE', `The ${name} expression must evaluate to a constant value.`);
+  if (e.kind !== 'Literal') throw new SqlValidationError(`${clause} takes an INT literal (${clause} 10): Weir does not evaluate "${expressionSql(e)}" while it validates the job`, pos, clause);
+  if (e.dataType.kind !== 'integer') throw invalid('DATA_TYPE', `The ${name} expression must be integer type, but got "${sql(e.dataType)}".`);
+  if (typeof e.value !== 'bigint') throw invalid('IS_NULL', `The evaluated ${name} expression must not be null.`);
+  if (e.value < 0n) throw invalid('IS_NEGATIVE', `The ${name} expression must be equal to or greater than 0, but got ${e.value}.`);
   return Number(e.value);
 }
 
 /**
- * ORDER BY and LIMIT over the query's output (a Project, or `output`, the names of another
- * plan's columns: a set operation's): ORDER BY may name output columns or
+ * ORDER BY, OFFSET and LIMIT over the query's output (a Project, or `output`, the names of another
+ * plan's columns: a set operation's), in that order, as Spark's parser stacks them (`LIMIT 3
+ * OFFSET 2`: the Limit of the Offset, rows 3 to 5): ORDER BY may name output columns or
  * their 1-based positions. Whether the shape is legal for the output mode is the analyzer's
  * call (Spark: sorting only after an aggregation in Complete mode; no limit in Update mode).
  */
@@ -681,6 +684,7 @@ export function buildSortAndLimit(
   sort: SortClause | undefined,
   limit: { expr: Expression; pos: Position } | undefined,
   output: readonly string[] = [],
+  offset?: { expr: Expression; pos: Position },
 ): LogicalPlan {
   const out = plan.kind === 'Project' ? plan.list.map((n) => n.name) : output;
   if (sort) {
@@ -703,9 +707,13 @@ export function buildSortAndLimit(
     });
     plan = { kind: 'Sort', order, child: plan, pos };
   }
+  if (offset) {
+    const pos: SqlPosition | undefined = lineColumn(offset.pos);
+    plan = { kind: 'Offset', offset: limitValue(offset.expr, pos, 'offset'), child: plan, pos };
+  }
   if (limit) {
     const pos: SqlPosition | undefined = lineColumn(limit.pos);
-    plan = { kind: 'Limit', limit: limitValue(limit.expr, pos), child: plan, pos };
+    plan = { kind: 'Limit', limit: limitValue(limit.expr, pos, 'limit'), child: plan, pos };
   }
   return plan;
 }

@@ -20,6 +20,8 @@ import { duplicateColumn, ExpressionBuilder, lineColumn, writtenColumnName, type
 import { generatorOutput, GENERATORS, TABLE_FUNCTIONS } from './generators';
 import { children, firstStreamingRelation, isDeterministicPlan, relationOutput, type LogicalPlan, type NamedExpr, type ScalarSubquery, type StreamingRelation } from './logical-plan';
 import { checkCorrelatedReferences, OuterReferences, readsOuterReference } from './outer-references';
+import { lateralColumnClash } from './parser/lateral-subquery';
+import { inSubqueriesInJoinConditions, inSubqueryOverRows, outerReferenceInSetOperation } from './in-subquery-rows';
 import { isOrderable, sameType, typeOfField, typeText, type TypeInfo } from './data-types';
 import { parsePlan } from './parser/ast-builder';
 import { mapExpression, someExpression } from './parser/expression-tree';
@@ -177,10 +179,10 @@ function selectItems(p: UnresolvedPlan): readonly Expression[] | undefined {
       return selectItems(p.children[0]);
     case 'Except': case 'Intersect':
       return selectItems(p.left);
-    case 'Distinct': case 'Limit': case 'Sort': case 'UnresolvedHaving': case 'RepartitionByExpression':
+    case 'Distinct': case 'Limit': case 'Offset': case 'Sort': case 'UnresolvedHaving': case 'RepartitionByExpression':
       return selectItems(p.child);
     // Every member listed, so that a new one is a lint error until it is handled here.
-    case 'Filter': case 'Generate': case 'Join': case 'Offset': case 'OneRowRelation': case 'SubqueryAlias':
+    case 'Filter': case 'Generate': case 'Join': case 'OneRowRelation': case 'SubqueryAlias':
     case 'UnresolvedRelation': case 'UnresolvedSubqueryColumnAliases': case 'UnresolvedWith': case 'Unpivot': case 'Pivot':
     default:
       return undefined;
@@ -394,6 +396,7 @@ class QueryPlanner {
       case 'Offset':
       case 'Sort': {
         let limit: { expr: Expression; pos: Position } | undefined;
+        let offset: { expr: Expression; pos: Position } | undefined;
         let sort: SortClause | undefined;
         let repartition: Extract<UnresolvedPlan, { kind: 'RepartitionByExpression' }> | undefined;
         let inner: UnresolvedPlan = u;
@@ -401,7 +404,11 @@ class QueryPlanner {
           limit = { expr: this.foldedLimit(inner.limitExpr), pos: inner.pos };
           inner = inner.child;
         }
-        if (inner.kind === 'Offset') throw unsupportedOperation('Offset is not supported on streaming DataFrames/Datasets');
+        // Over a stream the streaming checker refuses the Offset (Spark's UnsupportedOperationChecker).
+        if (inner.kind === 'Offset') {
+          offset = { expr: this.foldedLimit(inner.offsetExpr), pos: inner.pos };
+          inner = inner.child;
+        }
         if (inner.kind === 'Sort') {
           // SORT BY (global false) sorts each partition: a micro-batch's rows are one here, so
           // it is ORDER BY's sort, under Spark's same streaming rule (Complete mode, over an aggregation).
@@ -416,10 +423,10 @@ class QueryPlanner {
         // aggregation plans the sort with its select list (buildAggregation).
         const aggregates = inner.kind === 'Aggregate' || inner.kind === 'UnresolvedHaving' || (inner.kind === 'Project' && isAggregation({ items: inner.projectList, grouping: [], distinct: false, pos: inner.pos }));
         let planned: LogicalPlan;
-        if (sort && aggregates) planned = buildSortAndLimit(this.select(inner, ctes, sort), undefined, limit);
+        if (sort && aggregates) planned = buildSortAndLimit(this.select(inner, ctes, sort), undefined, limit, [], offset);
         // A batch plan's ORDER BY may sort on a column it does not select (Spark's
         // ResolveMissingReferences); a stream's names output columns only (buildSortAndLimit).
-        else if (sort && inner.kind === 'Project' && this.staticLeaves && this.readsStaticTablesOnly(inner, ctes)) planned = buildSortAndLimit(this.select(inner, ctes, sort), undefined, limit);
+        else if (sort && inner.kind === 'Project' && this.staticLeaves && this.readsStaticTablesOnly(inner, ctes)) planned = buildSortAndLimit(this.select(inner, ctes, sort), undefined, limit, [], offset);
         else {
           const p = this.plan(inner, ctes);
           // A set operation's ORDER BY names (or numbers) its output's columns, the first query's;
@@ -430,7 +437,7 @@ class QueryPlanner {
             const e = o.child;
             if (e.kind === 'UnresolvedAttribute' && e.nameParts.length === 1 && e.nameParts[0].toLowerCase() !== 'all') compileExpression({ kind: 'column', name: e.nameParts[0], pos: lineColumn(e.pos) }, output);
           }
-          planned = buildSortAndLimit(p, sort, limit, output.map((f) => f.name));
+          planned = buildSortAndLimit(p, sort, limit, output.map((f) => f.name), offset);
         }
         return repartition ? this.repartitioned(repartition, planned) : planned;
       }
@@ -718,6 +725,7 @@ class QueryPlanner {
       child = child.child;
     }
     if (child.kind === 'Join') ({ child, where } = subqueryJoinConditionsAsWhere(child, where));
+    child = inSubqueriesInJoinConditions(child, (q) => this.readsNoStream(q, this.ctes) && this.uncorrelatedQuery(q) !== undefined);
     if (where && child.kind === 'Join') ({ child, where } = this.commaJoinConditions(child, where));
     if (where) where = reducedExists(where);
     items = items.map(reducedExists);
@@ -1004,6 +1012,9 @@ class QueryPlanner {
         return buildStreamStaticJoin(u, this.relations, this.staticTables, (scope) => {
           const builder = new ExpressionBuilder({ ...scope, metadataColumn: this.metadataColumn }, this.sql);
           this.outerReferences.attach(builder);
+          // An uncorrelated scalar subquery in ON (an IN subquery there reads one: in-subquery-rows.ts);
+          // a name of the join's sides is unresolved in it, as no operator runs a correlated one there.
+          builder.scalarSubquery = (s, pos) => this.scalarSubquery(s, pos, ctes, new ExpressionBuilder({ qualifiers: new Set(), columns: new Set() }, this.sql), []);
           return builder;
         }, (side) => this.joinLeaf(side, ctes), this.staticLeaves);
       case 'OneRowRelation':
@@ -1156,6 +1167,9 @@ class QueryPlanner {
       const plain = stream !== undefined && query.kind === 'Project' && query.projectList.every((e) => e.kind === 'UnresolvedAttribute') && staticOf(query.child)?.direct === true;
       // Its tables may be the outer query's CTEs over static tables (this.ctes: the SELECT's scope).
       if (!plain && !this.readsNoStream(query, this.ctes)) return undefined;
+      // A query that reads the outer row in another shape (a LIMIT, a join, a set operation) is
+      // no join's side: it is answered per outer row (in-subquery-rows.ts).
+      if (!plain && !this.uncorrelatedQuery(query)) return undefined;
       const names = values.length === 1 ? [IN_SUBQUERY_VALUE] : values.map((_, i) => `${IN_SUBQUERY_VALUE}_${i}`);
       const right: UnresolvedPlan = plain ? query.child : {
         kind: 'SubqueryAlias', alias: IN_SUBQUERY, pos: query.pos,
@@ -1271,11 +1285,18 @@ class QueryPlanner {
       const plan: UnresolvedPlan = { kind: 'Project', projectList: [count], child: condition ? { kind: 'Filter', condition, child: from, pos } : from, pos };
       return { kind: 'BinaryOperator', op: 'GreaterThan', left: { kind: 'ScalarSubquery', plan, pos }, right: literal(0n, LongType), pos };
     };
-    return mapExpression(e, (x) => {
-      if (x.kind === 'Exists') return any(x.plan);
-      const query = x.kind === 'InSubquery' ? rows(x.query) : undefined;
-      const items = query && selectItems(query);
-      if (x.kind !== 'InSubquery' || query?.kind !== 'Project' || items?.length !== x.values.length) return undefined;
+    // Another shape (a LIMIT, a set operation, a star, more than three values) over static data:
+    // the scalar subquery over its rows (in-subquery-rows.ts).
+    const overRows = (x: Extract<Expression, { kind: 'InSubquery' }>): Expression | undefined => {
+      if (!this.readsNoStream(x.query, this.ctes)) return undefined;
+      const items = selectItems(x.query);
+      if (items && items.length !== x.values.length) throw inSubqueryLengthMismatch(x, items);
+      return inSubqueryOverRows(x.values.map((v) => this.outerQualified(v, outer)), x.query, x.pos);
+    };
+    const inAsCounts = (x: Extract<Expression, { kind: 'InSubquery' }>): Expression | undefined => {
+      const query = rows(x.query);
+      const items = selectItems(query);
+      if (query.kind !== 'Project' || items?.length !== x.values.length) return undefined;
       // Each value as the outer query reads it: inside the count, a name of the subquery's table would be its column.
       const pairs = x.values.map((value, i) => ({ item: items[i].kind === 'Alias' ? items[i].child : items[i], value: this.outerQualified(value, outer) }));
       const equal = (p: (typeof pairs)[number]): Expression => ({ kind: 'BinaryOperator', op: 'EqualTo', left: p.item, right: p.value, pos });
@@ -1301,7 +1322,19 @@ class QueryPlanner {
       if (unknowns.length !== 3 ** pairs.length - 1) return undefined;
       const unknown = unknowns.reduce((l, r): Expression => ({ kind: 'BinaryOperator', op: 'Or', left: l, right: r, pos }));
       return { kind: 'CaseWhen', branches: [[matched, literal(true, BooleanType)], [unknown, literal(null, BooleanType)]], elseValue: literal(false, BooleanType), pos };
-    });
+    };
+    // EXISTS over a set operation of static data that reads the outer row (its planning alone
+    // finds a name unresolved): refused as Spark refuses it.
+    const overSetOperation = (q: UnresolvedPlan): undefined => {
+      if ((q.kind !== 'Union' && q.kind !== 'Intersect' && q.kind !== 'Except') || !this.readsNoStream(q, this.ctes)) return undefined;
+      try {
+        this.withStaticLeaves(() => this.plan(selectAll({ kind: 'SubqueryAlias', alias: EXISTS_SUBQUERY, child: q, pos: q.pos }, q.pos), this.ctes));
+      } catch (err) {
+        if (err instanceof SqlValidationError && err.errorClass?.startsWith('UNRESOLVED_COLUMN')) throw outerReferenceInSetOperation(q);
+      }
+      return undefined;
+    };
+    return mapExpression(e, (x) => (x.kind === 'InSubquery' ? inAsCounts(x) ?? overRows(x) : x.kind === 'Exists' ? any(x.plan) ?? overSetOperation(x.plan) : undefined));
   }
 
   /**
@@ -1930,7 +1963,7 @@ class QueryPlanner {
    */
   private repeatsMarked(plan: LogicalPlan): LogicalPlan {
     switch (plan.kind) {
-      case 'Sort': case 'Limit':
+      case 'Sort': case 'Limit': case 'Offset':
         return { ...plan, child: this.repeatsMarked(plan.child) };
       case 'Project': {
         const list = [...plan.list];
@@ -2010,7 +2043,7 @@ class QueryPlanner {
     const output = names.map((name) => {
       if (!taken.has(name.toLowerCase())) return name;
       if (!renameCollisions) {
-        throw outputClash(exprToString(call), name, call.pos, call.name);
+        throw lateralColumnClash(call, name) ?? outputClash(exprToString(call), name, call.pos, call.name);
       }
       let unused = `__generated_${name}`;
       for (let i = 1; taken.has(unused.toLowerCase()); i++) unused = `__generated_${name}_${i}`;
