@@ -14,7 +14,7 @@ import { EventTimeWatermarkExec } from '../operators/watermark';
 import type { PhysicalOperator } from '../operators/physical-operator';
 import type { SessionWindowAggregateExec } from '../operators/session-window';
 import { SortExec } from '../operators/sort-exec';
-import { limitExec } from '../operators/streaming-limit';
+import { limitExec, offsetExec } from '../operators/streaming-limit';
 import { StreamStaticJoinExec, type StreamStaticJoinOptions } from '../operators/stream-static-join';
 import { describeWindow, timeWindowSpec, type TimeWindowSpec } from '../operators/window';
 import type { StatefulOperatorDescriptor } from '../state/state-schema-compatibility-checker';
@@ -385,6 +385,9 @@ export class StatefulPlanner {
         this.descriptors.push({ operatorId, operatorName: 'globalLimit', parts: { limit: String(node.limit) }, keySchema: [], valueSchema: [{ name: 'count', type: 'long' }] });
         return { op: limitExec('append', operatorId, node.limit, childSchema), schema: childSchema };
       }
+      // A batch plan's only (the streaming checker refuses it over a stream): the rows are the whole input.
+      case 'Offset':
+        return { op: offsetExec(node.offset, childSchema), schema: childSchema };
       case 'Join': {
         // Stream-static only; the analyzer has already refused the join types Spark refuses.
         const stat = (node.left.kind === 'StaticRelation' ? node.left : node.right) as Extract<LogicalPlan, { kind: 'StaticRelation' }>;
@@ -425,7 +428,7 @@ export function withDeduplication(plan: LogicalPlan, dedup: { keys: string[]; wi
       case 'Union':
         return { ...p, branches: p.branches.map(wrap) };
       // Every member listed, so that a new one is a lint error until it is handled here.
-      case 'Aggregate': case 'Deduplicate': case 'Expand': case 'Filter': case 'Generate': case 'Limit': case 'Project': case 'Sort': case 'Window':
+      case 'Aggregate': case 'Deduplicate': case 'Expand': case 'Filter': case 'Generate': case 'Limit': case 'Offset': case 'Project': case 'Sort': case 'Window':
       default:
         return { ...p, child: wrap(p.child) };
     }
