@@ -89,7 +89,7 @@ export function typeOfField(f: Field): TypeInfo {
       return { type: f.type, ...(f.ntz ? { ntz: true as const } : {}), ...(f.watermarkDelayMs === undefined ? {} : { watermarkDelayMs: f.watermarkDelayMs }) };
     case 'double':
       return f.float32 ? { type: 'double', float32: true } : { type: 'double' };
-    case 'string': case 'boolean': case 'binary': case 'date':
+    case 'string': case 'boolean': case 'binary': case 'date': case 'calendar_interval':
       return { type: f.type };
   }
 }
@@ -116,11 +116,12 @@ export function fieldOfType(name: string, t: TypeInfo, nullable = true): Field {
 }
 
 /**
- * Whether values of `t` have an order (Spark's RowOrdering.isOrderable): everything but a map,
- * and arrays and structs of orderable types.
+ * Whether values of `t` have an order (Spark's RowOrdering.isOrderable): everything but a map and
+ * a CalendarInterval (a month has no fixed length, so `1 months` and `30 days` are neither equal
+ * nor ordered), and arrays and structs of orderable types.
  */
 export function isOrderable(t: TypeInfo | Field): boolean {
-  if (t.type === 'map') return false;
+  if (t.type === 'map' || t.type === 'calendar_interval') return false;
   if (t.type === 'array') return t.elementType === undefined || isOrderable(t.elementType);
   if (t.type === 'struct') return (t.fields ?? []).every(isOrderable);
   return true;
@@ -155,7 +156,7 @@ export function floatingNumbersNormalizer(t: TypeInfo | Field): ((v: unknown) =>
     }
     // Every member listed, so that a new one is a lint error until it is handled here.
     case 'binary': case 'boolean': case 'date': case 'day_time_interval': case 'decimal': case 'long': case 'map': case 'null':
-    case 'string': case 'timestamp': case 'unknown': case 'window': case 'year_month_interval':
+    case 'string': case 'timestamp': case 'unknown': case 'window': case 'year_month_interval': case 'calendar_interval':
     default:
       return undefined;
   }
@@ -178,6 +179,7 @@ export function typeText(t: TypeInfo | Field): string {
       return `DECIMAL(${d.precision},${d.scale})`;
     }
     case 'day_time_interval': case 'year_month_interval': return intervalTypeText(t.type, t.interval);
+    case 'calendar_interval': return 'INTERVAL';
     // Every member listed, so that a new one is a lint error until it is handled here.
     case 'binary': case 'boolean': case 'date': case 'null': case 'string': case 'unknown': case 'window':
     default: return t.type.toUpperCase();
@@ -196,7 +198,7 @@ export function simpleTypeString(t: TypeInfo | Field): string {
     case 'struct': return `struct<${(info.fields ?? []).map((f) => `${f.name}:${simpleTypeString(f)}`).join(',')}>`;
     case 'null': return 'void';
     case 'binary': case 'boolean': case 'date': case 'decimal': case 'double': case 'long': case 'string': case 'timestamp':
-    case 'day_time_interval': case 'year_month_interval':
+    case 'day_time_interval': case 'year_month_interval': case 'calendar_interval':
       return typeText(info).toLowerCase();
   }
 }
@@ -243,7 +245,7 @@ function equalsIgnoreNameAndCompatibleNullability(from: Field, to: Field): boole
       return schemasEqualIgnoreNameAndCompatibleNullability(windowFields(from), windowFields(to));
     // Every member listed, so that a new one is a lint error until it is handled here.
     case 'binary': case 'boolean': case 'date': case 'day_time_interval': case 'decimal': case 'double': case 'long':
-    case 'string': case 'timestamp': case 'unknown': case 'year_month_interval':
+    case 'string': case 'timestamp': case 'unknown': case 'year_month_interval': case 'calendar_interval':
       return typeText(from) === typeText(to);
   }
 }

@@ -38,6 +38,7 @@ import {
 } from './decimal';
 import { checkStringLength } from './value-limits';
 import { datetimeArithmetic, negateInterval, nullSafeBinary, nullSafeUnary } from './datetime-arithmetic';
+import { negate as negateCalendarInterval, type CalendarInterval } from './calendar-interval';
 import { castIntervalFields, castOverflow, castStringToInterval, decimalOutOfRange, formatInterval, fullRange, intervalToNumber, intervalTypeText, numberToInterval, widestFields, type IntervalKind } from './interval-utils';
 import { windowNotComputedHere } from './time-windowing';
 import {
@@ -127,7 +128,7 @@ function comparisonStringType(s: TypeInfo, other: TypeInfo): TypeInfo | undefine
     // Beside a BINARY its bytes (non-ANSI: `'1' = X'31'` is true).
     case 'binary': return { type: 'binary' };
     // A string beside a string or NULL is no promotion.
-    case 'string': case 'null': case 'day_time_interval': case 'year_month_interval': case 'array': case 'map': case 'struct':
+    case 'string': case 'null': case 'day_time_interval': case 'year_month_interval': case 'calendar_interval': case 'array': case 'map': case 'struct':
     default: return undefined;
   }
 }
@@ -412,14 +413,17 @@ function complexCast(from: TypeInfo, to: Field): ((v: unknown) => unknown) | str
     }
     // The builder makes a nested CAST only for these three; listed so a new type is a lint error here.
     case 'binary': case 'boolean': case 'date': case 'day_time_interval': case 'decimal': case 'double': case 'long': case 'string':
-    case 'timestamp': case 'unknown': case 'window': case 'year_month_interval':
+    case 'timestamp': case 'unknown': case 'window': case 'year_month_interval': case 'calendar_interval':
     default:
       return `Not a nested type: ${typeText(to)}.`;
   }
 }
 
+/** What to do instead of comparing CalendarIntervals, which Spark neither orders nor compares. */
+const UNORDERED_INTERVAL = 'Compare CAST(… AS STRING), or an ANSI interval (make_ym_interval, make_dt_interval), which has an order.';
+
 /** The types a function returns (its type() gives a message otherwise). */
-const RESULT_TYPES: string[] = ['long', 'double', 'decimal', 'string', 'boolean', 'timestamp', 'date', 'binary', 'day_time_interval', 'year_month_interval', 'null'];
+const RESULT_TYPES: string[] = ['long', 'double', 'decimal', 'string', 'boolean', 'timestamp', 'date', 'binary', 'day_time_interval', 'year_month_interval', 'calendar_interval', 'null'];
 
 /** Finds a column by exact name, else by a unique case-insensitive match. */
 export function resolveColumn(schema: Schema, name: string): Schema[number] | undefined {
@@ -682,6 +686,7 @@ class ExpressionCompiler implements LambdaCompiler {
           const negate = negateInterval(a.type);
           return { type: a.type, interval: a.interval, eval: (r, c) => { const v = a.eval(r, c); return v === null ? null : negate(v); } };
         }
+        if (a.type === 'calendar_interval') return { type: a.type, ...nullSafeUnary(a, (v) => negateCalendarInterval(v as CalendarInterval)) };
         if (!isNumeric(a.type) && a.type !== 'decimal') this.fail(e, `Unary minus needs a number or an interval, got ${a.type}`, 'DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE');
         // Unary minus is the same for a number and a decimal's bigint.
         if (a.integral) {
@@ -722,7 +727,7 @@ class ExpressionCompiler implements LambdaCompiler {
           this.mismatch(e, 'DATA_DIFF_TYPES', `Input to \`in\` should all be the same type, but it's [${types}].`, 'The list has values of a type the value does not widen with: CAST them to one type.');
         }
         // In's type check (checkForOrderingExpr): maps have no order, as in a comparison.
-        if (a.type === 'map') this.mismatch(e, 'INVALID_ORDERING_TYPE', `The \`in\` does not support ordering on type "${typeText(a)}".`, 'Look the maps\' keys or values up instead (map_keys, map_values, a key\'s value).');
+        if (a.type === 'map' || a.type === 'calendar_interval') this.mismatch(e, 'INVALID_ORDERING_TYPE', `The \`in\` does not support ordering on type "${typeText(a)}".`, a.type === 'map' ? 'Look the maps\' keys or values up instead (map_keys, map_values, a key\'s value).' : UNORDERED_INTERVAL);
         const neg = e.negated;
         const equal = equalityOf(a.type);
         return {
@@ -1121,23 +1126,26 @@ class ExpressionCompiler implements LambdaCompiler {
       if (lt.type === 'date' && ((e.op === '-' && rt.type === 'timestamp') || timeOf(rt))) l = this.castOperand(e, e.left, l, { type: 'timestamp', ...(rt.ntz ? { ntz: true as const } : {}) });
       if (rt.type === 'date' && ((e.op === '-' && lt.type === 'timestamp') || (e.op === '+' && timeOf(lt)))) r = this.castOperand(e, e.right, r, { type: 'timestamp', ...(lt.ntz ? { ntz: true as const } : {}) });
     }
-    // …and a string plus or minus a day-time interval is CAST(TimeAdd(CAST(s AS TIMESTAMP), i) AS
-    // STRING): the time the string names, moved, as text ('2017-12-11' + INTERVAL 2 DAY is
-    // '2017-12-13 00:00:00').
-    const stringFirst = l.type === 'string' && r.type === 'day_time_interval';
-    if ((e.op === '+' && (stringFirst || (l.type === 'day_time_interval' && r.type === 'string'))) || (e.op === '-' && stringFirst)) {
+    // …and a string plus or minus a day-time interval or a CalendarInterval is
+    // CAST(TimeAdd(CAST(s AS TIMESTAMP), i) AS STRING): the time the string names, moved, as text
+    // ('2017-12-11' + INTERVAL 2 DAY is '2017-12-13 00:00:00').
+    const timeAdded = (t: ExprType) => t === 'day_time_interval' || t === 'calendar_interval';
+    const stringFirst = l.type === 'string' && timeAdded(r.type);
+    if ((e.op === '+' && (stringFirst || (timeAdded(l.type) && r.type === 'string'))) || (e.op === '-' && stringFirst)) {
       const [text, interval] = stringFirst ? [e.left, e.right] : [e.right, e.left];
       const moved: Expr = { kind: 'binary', op: e.op, left: implicitCastExpr(text, { type: 'timestamp' }), right: interval, ...(e.pos ? { pos: e.pos } : {}) };
       const { dataType: _type, ...asText } = implicitCastExpr(moved, { type: 'string' });
       return this.compile(asText);
     }
-    if ((e.op === '*' || e.op === '/') && (isInterval(l.type) || isInterval(r.type))) {
+    const anyInterval = (t: ExprType) => isInterval(t) || t === 'calendar_interval';
+    if ((e.op === '*' || e.op === '/') && (anyInterval(l.type) || anyInterval(r.type))) {
       // Spark's MultiplyDTInterval, DivideYMInterval …: a string or a NULL scaling an interval is
-      // read as a DOUBLE (ImplicitTypeCasts); nothing is divided by an interval.
-      const scale = (x: CompiledExpr) => x.type === 'string' || x.type === 'null';
-      if (isInterval(l.type) && scale(r)) r = this.castOperand(e, e.right, r, { type: 'double' });
-      else if (e.op === '*' && isInterval(r.type) && scale(l)) l = this.castOperand(e, e.left, l, { type: 'double' });
-      else if (e.op === '/' && isInterval(r.type)) {
+      // read as a DOUBLE (ImplicitTypeCasts), and any number scaling a CalendarInterval
+      // (MultiplyInterval and DivideInterval take a DOUBLE); nothing is divided by an interval.
+      const scale = (x: CompiledExpr, i: CompiledExpr) => x.type === 'string' || x.type === 'null' || (i.type === 'calendar_interval' && (x.type === 'long' || x.type === 'decimal'));
+      if (anyInterval(l.type) && scale(r, l)) r = this.castOperand(e, e.right, r, { type: 'double' });
+      else if (e.op === '*' && anyInterval(r.type) && scale(l, r)) l = this.castOperand(e, e.left, l, { type: 'double' });
+      else if (e.op === '/' && anyInterval(r.type)) {
         this.mismatch(e, 'BINARY_OP_DIFF_TYPES', `the left and right operands of the binary operator have incompatible types ("${typeText(l)}" and "${typeText(r)}").`, 'An interval divides; nothing is divided by one.');
       }
     }
@@ -1154,6 +1162,7 @@ class ExpressionCompiler implements LambdaCompiler {
     if (nullBeside && (e.op === '+' || e.op === '-')) {
       const nothing = () => null;
       if (nullBeside.type === 'day_time_interval' || nullBeside.type === 'year_month_interval') return { type: nullBeside.type, interval: nullBeside.interval, eval: nothing };
+      if (nullBeside.type === 'calendar_interval') return { type: nullBeside.type, eval: nothing };
       if (nullBeside.type === 'date' && e.op === '-') return { type: 'day_time_interval', interval: { start: 0, end: 0 }, eval: nothing };
       if (nullBeside.type === 'timestamp' && e.op === '-') return { type: 'day_time_interval', interval: fullRange('day_time_interval'), eval: nothing };
       if (nullBeside.type === 'date') return { type: 'timestamp', eval: nothing };
@@ -1273,9 +1282,13 @@ class ExpressionCompiler implements LambdaCompiler {
       if (l.type === 'boolean' && number(r)) l = this.castOperand(e, left, l, typeOfCompiled(r));
       else if (r.type === 'boolean' && number(l)) r = this.castOperand(e, right, r, typeOfCompiled(l));
     }
-    // Spark refuses to compare maps (their entries have no order, and two equal ones are two objects).
-    const map = l.type === 'map' ? l : r.type === 'map' ? r : undefined;
-    if (map) this.mismatch(e, 'INVALID_ORDERING_TYPE', `The \`${op}\` does not support ordering on type "${typeText(map)}".`, 'Compare the maps\' keys or values (map_keys, map_values, a key\'s value).');
+    // Spark refuses to compare maps (their entries have no order, and two equal ones are two
+    // objects) and CalendarIntervals (a month has no fixed length).
+    const map = [l, r].find((x) => x.type === 'map' || x.type === 'calendar_interval');
+    if (map) {
+      this.mismatch(e, 'INVALID_ORDERING_TYPE', `The \`${op}\` does not support ordering on type "${typeText(map)}".`,
+        map.type === 'map' ? 'Compare the maps\' keys or values (map_keys, map_values, a key\'s value).' : UNORDERED_INTERVAL);
+    }
     if (!unifyTypes(l.type, r.type)) {
       this.mismatch(e, 'BINARY_OP_DIFF_TYPES', `the left and right operands of the binary operator have incompatible types ("${typeText(l)}" and "${typeText(r)}").`, `Cannot compare ${l.type} with ${r.type}; CAST one side.`);
     }
@@ -1738,7 +1751,8 @@ class ExpressionCompiler implements LambdaCompiler {
     // timestamp its `yyyy-MM-dd HH:mm:ss` text, an interval `INTERVAL '1' DAY`).
     if (def.textArgs) {
       args = args.map((a, i) => {
-        if (a.type === 'string' || a.type === 'binary' || a.type === 'null' || isComplex(a.type)) return a;
+        // A CalendarInterval is no atomic type: left for the function's type check to refuse.
+        if (a.type === 'string' || a.type === 'binary' || a.type === 'null' || a.type === 'calendar_interval' || isComplex(a.type)) return a;
         this.implicitCast(e, e.args[i], { type: 'string' });
         return convert(a, 'string');
       });

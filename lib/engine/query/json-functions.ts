@@ -29,6 +29,7 @@ import { referencedColumns, type Expr } from './expression';
 import { castValue, formatDouble, nonFiniteDouble } from './sql-values';
 import { parseTimestampLiteral } from './expression-builder';
 import { formatInterval, fullRange, parseInterval } from './interval-utils';
+import { safeStringToInterval, toMultiUnitsString, type CalendarInterval } from './calendar-interval';
 import { formatFloat } from './float';
 import { utcDate } from './timestamp-micros';
 
@@ -133,6 +134,8 @@ function convert(v: unknown, f: Field, o: JsonOptions = {}): unknown {
     // Spark's JacksonParser casts a string to the interval type.
     case 'day_time_interval': case 'year_month_interval':
       return typeof v === 'string' ? parseInterval(v, f.type, f.interval ?? fullRange(f.type)) : null;
+    case 'calendar_interval':
+      return typeof v === 'string' ? safeStringToInterval(v) : null;
     case 'window':
     case 'unknown':
       return null;
@@ -220,9 +223,11 @@ export function toJsonValue(v: unknown, f: Field, o: JsonWriteOptions = {}): unk
       return jsonNumber(formatDecimal(v as bigint, f.scale ?? 0));
     case 'date':
       return o.dateFormat ? formatWithPattern((v as number) * 86_400_000, o.dateFormat) : formatDate(v as number);
-    // Spark's JSON writer writes an interval as its ANSI string.
+    // Spark's JSON writer writes an interval as its string: an ANSI one's, a CalendarInterval's units.
     case 'day_time_interval': case 'year_month_interval':
       return formatInterval(f.type, v, f.interval ?? fullRange(f.type));
+    case 'calendar_interval':
+      return toMultiUnitsString(v as CalendarInterval);
     case 'double':
       return doubleJson(v as number, f.float32);
     case 'long':

@@ -15,6 +15,7 @@
  */
 import { formatFloat } from '../query/float';
 import { formatInterval, fullRange } from '../query/interval-utils';
+import { toMultiUnitsString, type CalendarInterval } from '../query/calendar-interval';
 import { castValue } from '../query/sql-values';
 import { typeOfField } from '../query/data-types';
 import { mapKeyValue } from '../query/map-keys';
@@ -46,6 +47,8 @@ export function prettyString(v: unknown, f: Field): string {
       return String(castValue(v, 'decimal', 'string', { precision: f.precision ?? 38, scale: f.scale ?? 0 }));
     case 'day_time_interval': case 'year_month_interval':
       return formatInterval(f.type, v, f.interval ?? fullRange(f.type));
+    case 'calendar_interval':
+      return toMultiUnitsString(v as CalendarInterval);
     case 'long': case 'string': case 'boolean': case 'date': case 'timestamp':
       return String(castValue(v, f.type, 'string'));
     case 'unknown': default:

@@ -8,6 +8,7 @@ import { formatDate } from '../date';
 import { formatDecimal } from '../decimal';
 import { formatFloat } from '../float';
 import { formatInterval, fullRange } from '../interval-utils';
+import { toMultiUnitsString, type CalendarInterval } from '../calendar-interval';
 import { formatTimestamp } from '../timestamp-micros';
 import { formatDouble } from '../sql-values';
 import { typeOfField } from '../data-types';
@@ -58,6 +59,8 @@ export function printed(v: unknown, f: Field, nested = false, interval = ansiInt
     }
     case 'struct': case 'window': return `{${(f.fields ?? []).map((c) => `"${c.name}":${inner((v as Row)[c.name], c)}`).join(',')}}`;
     case 'day_time_interval': case 'year_month_interval': return interval(v, f);
+    // HiveResult.toHiveString: CalendarInterval.toString, the units' text.
+    case 'calendar_interval': return toMultiUnitsString(v as CalendarInterval);
     case 'boolean': case 'long': case 'unknown': default: return String(v);
   }
 }
