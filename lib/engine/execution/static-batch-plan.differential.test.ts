@@ -1,6 +1,6 @@
 /**
  * The static side of a stream-static join as Spark runs it, a batch plan over the static tables
- * (an aggregation with HAVING, DISTINCT, ORDER BY and LIMIT, UNION, a join of two static tables,
+ * (an aggregation with HAVING, DISTINCT, ORDER BY, LIMIT and OFFSET, UNION, a join of two static tables,
  * a generator), checked against DuckDB running the same SQL over the same rows, with the stream's
  * rows as a table.
  */
@@ -41,6 +41,17 @@ describe('the static side as a batch plan (Spark runs any batch plan there)', ()
     await same('SELECT e.id, r.code FROM events e JOIN (SELECT region AS code FROM regions WHERE region IS NOT NULL AND weight IS NOT NULL ORDER BY weight * -1, code LIMIT 1) r ON e.region = r.code');
     await same('SELECT e.id FROM events e WHERE e.region IN (SELECT region FROM regions WHERE weight IS NOT NULL ORDER BY weight LIMIT 2)');
     await same('SELECT e.id, (SELECT region FROM regions WHERE weight IS NOT NULL ORDER BY weight DESC LIMIT 1) AS top FROM events e');
+  });
+
+  it('OFFSET: the rows after the first ones, a LIMIT taking from what is left (LIMIT 2 OFFSET 1: rows 2 and 3)', async () => {
+    const w = await same('SELECT e.id, r.weight FROM events e JOIN (SELECT region, weight FROM regions WHERE region IS NOT NULL AND weight IS NOT NULL ORDER BY weight DESC, region LIMIT 2 OFFSET 1) r ON e.region = r.region');
+    expect(w.explain).toMatch(/Limit 2 \[batch\]\n\s+\+- Offset 1 \[batch\]\n\s+\+- Sort/);
+    await same('SELECT e.id, r.weight FROM events e JOIN (SELECT region, weight FROM regions WHERE region IS NOT NULL AND weight IS NOT NULL ORDER BY weight, region OFFSET 2) r ON e.region = r.region');
+    // An OFFSET past the last row leaves none: every stream row comes out padded.
+    await same('SELECT e.id, r.region FROM events e LEFT JOIN (SELECT region FROM regions ORDER BY region OFFSET 100) r ON e.region = r.region');
+    await same('SELECT e.id FROM events e WHERE e.region IN (SELECT region FROM regions WHERE weight IS NOT NULL ORDER BY weight, region LIMIT 2 OFFSET 1)');
+    await same('SELECT e.id, (SELECT region FROM regions WHERE region IS NOT NULL AND weight IS NOT NULL ORDER BY weight DESC, region LIMIT 1 OFFSET 1) AS second FROM events e');
+    await same('WITH later AS (SELECT region FROM regions WHERE region IS NOT NULL ORDER BY region OFFSET 2) SELECT e.id, later.region FROM events e JOIN later ON e.region = later.region');
   });
 
   it('ORDER BY a column the query does not select stays refused on a stream', () => {

@@ -7,18 +7,26 @@
  *   then nothing: the count emitted so far is kept in the state store (key "" → count), so a
  *   restart does not emit N more. A re-run of a batch starts from the committed count.
  * Update mode is refused by the analyzer.
+ * - OFFSET runs in a batch plan only (a static side's; the analyzer refuses it over a stream):
+ *   the rows of its whole input after the first ones.
  */
 import type { OutputMode, Row, Schema } from '../types';
 import { decodeValue, encodeValue } from '../state/state-value-codec';
 import { StateOperatorTimes, type OperatorContext, type PhysicalOperator, type StateOperatorProgress, type StatefulOperator } from './physical-operator';
 import { providerMetrics, type StateStore } from '../state/state-store';
 
-class CompleteModeLimitExec implements PhysicalOperator {
-  readonly name = 'Limit';
+/**
+ * Spark's GlobalLimitExec(limit, child, offset) over a whole result (a batch, or a Complete mode
+ * batch's output): the rows after the first `offset`, then at most `limit` of them (-1: all).
+ */
+class GlobalLimitExec implements PhysicalOperator {
   readonly stateful = false;
-  constructor(private readonly limit: number, readonly outputSchema: Schema) {}
+  constructor(private readonly limit: number, private readonly offset: number, readonly outputSchema: Schema) {}
+  get name(): string {
+    return this.limit < 0 ? 'Offset' : 'Limit';
+  }
   execute(rows: Row[]): Row[] {
-    return rows.slice(0, this.limit);
+    return rows.slice(this.offset, this.limit < 0 ? undefined : this.offset + this.limit);
   }
 }
 
@@ -69,5 +77,13 @@ class StreamingGlobalLimitExec implements StatefulOperator {
 }
 
 export function limitExec(mode: OutputMode, operatorId: number, limit: number, schema: Schema): PhysicalOperator {
-  return mode === 'append' ? new StreamingGlobalLimitExec(operatorId, limit, schema) : new CompleteModeLimitExec(limit, schema);
+  return mode === 'append' ? new StreamingGlobalLimitExec(operatorId, limit, schema) : new GlobalLimitExec(limit, 0, schema);
+}
+
+/**
+ * OFFSET in a batch plan (Spark plans a lone Offset as GlobalLimitExec(-1, child, offset)); a
+ * LIMIT above it takes its rows from what this one leaves, as Spark's GlobalLimitAndOffset does.
+ */
+export function offsetExec(offset: number, schema: Schema): PhysicalOperator {
+  return new GlobalLimitExec(-1, offset, schema);
 }

@@ -15,6 +15,7 @@ import type { DataType } from './parser/data-type';
 import { sql as dataTypeSql } from './parser/data-type';
 import type { DecimalValue, Expression, LogicalPlan as UnresolvedPlan, Position } from './parser/unresolved-plan';
 import { notSupportedYet, SqlValidationError } from './sql-error';
+import { unsupportedSyntax, WITHIN_GROUP_NAMES } from './within-group';
 import { fieldOfDataType } from './data-types';
 import { someExpression } from './parser/expression-tree';
 import { positionalArguments } from './named-arguments';
@@ -54,7 +55,9 @@ function sqlTypeOf(t: DataType): SqlType | undefined {
     case 'timestamp': case 'timestamp_ntz': return 'timestamp';
     case 'date': return 'date';
     case 'binary': return 'binary';
-    case 'null': case 'array': case 'map': case 'struct': case 'calendar_interval': case 'day_time_interval': case 'year_month_interval':
+    // `INTERVAL` alone: Spark's CalendarIntervalType (calendar-interval.ts).
+    case 'calendar_interval': return 'calendar_interval';
+    case 'null': case 'array': case 'map': case 'struct': case 'day_time_interval': case 'year_month_interval':
     default: return undefined;
   }
 }
@@ -226,6 +229,7 @@ export class ExpressionBuilder {
         return this.literal(e);
       case 'UnresolvedFunction': {
         const name = e.nameParts.join('.').toLowerCase();
+        if (e.orderingWithinGroup && !WITHIN_GROUP_NAMES.includes(name)) throw unsupportedSyntax(name, 'WITHIN GROUP (ORDER BY ...)', pos);
         if (e.isDistinct || e.filter || e.orderingWithinGroup) {
           const form = e.isDistinct ? 'DISTINCT …)' : e.filter ? '…) FILTER (…)' : '…) WITHIN GROUP (…)';
           throw new SqlValidationError(`${name}(${form} is only allowed in the select list or HAVING of an aggregation`, pos, name);

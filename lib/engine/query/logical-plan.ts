@@ -67,6 +67,12 @@ export type LogicalPlan =
    */
   | { kind: 'Sort'; order: { expr: Expr; ascending: boolean; nullsFirst?: boolean }[]; child: LogicalPlan; pos?: SqlPosition }
   | { kind: 'Limit'; limit: number; child: LogicalPlan; pos?: SqlPosition }
+  /**
+   * Spark's Offset: the child's rows after its first `offset` (in its order). A LIMIT of it
+   * (`LIMIT n OFFSET m`) is the Limit above, taking n of what is left, as Spark's parser builds it.
+   * Batch plans only: Spark's UnsupportedOperationChecker refuses it over a stream.
+   */
+  | { kind: 'Offset'; offset: number; child: LogicalPlan; pos?: SqlPosition }
   | {
       kind: 'Join'; joinType: string; left: LogicalPlan; right: LogicalPlan; condition?: Expr; pos?: SqlPosition;
       /**
@@ -240,7 +246,7 @@ export function children(plan: LogicalPlan): LogicalPlan[] {
     case 'Union':
       return plan.branches;
     // Every member listed, so that a new one is a lint error until it is handled here.
-    case 'Aggregate': case 'Deduplicate': case 'Expand': case 'Filter': case 'Generate': case 'Limit': case 'Project': case 'Sort': case 'Window':
+    case 'Aggregate': case 'Deduplicate': case 'Expand': case 'Filter': case 'Generate': case 'Limit': case 'Offset': case 'Project': case 'Sort': case 'Window':
     default:
       return [plan.child];
   }
@@ -278,7 +284,7 @@ export function nodeExpressions(plan: LogicalPlan): Expr[] {
     case 'Expand': return plan.groupBy;
     case 'Window': return [...plan.partitionSpec, ...plan.orderSpec.map((o) => o.expr), ...plan.functions.flatMap((f) => f.args)];
     // Every member listed, so that a new one is a lint error until it is handled here.
-    case 'StreamingRelation': case 'StaticRelation': case 'Deduplicate': case 'Limit': case 'Union':
+    case 'StreamingRelation': case 'StaticRelation': case 'Deduplicate': case 'Limit': case 'Offset': case 'Union':
     default:
       return [];
   }

@@ -65,7 +65,7 @@ function heldExpressions(node: LogicalPlan): Expr[] {
     case 'Join': return node.condition && isStreamStreamJoin(node) ? [node.condition] : [];
     case 'Sort': return node.order.map((o) => o.expr);
     case 'Window': return [...node.partitionSpec, ...node.orderSpec.map((o) => o.expr), ...node.functions.flatMap((f) => f.args.filter((a) => !(a.kind === 'literal' && a.value === '*')))];
-    case 'Deduplicate': case 'Limit': case 'StaticRelation': case 'StreamingRelation': case 'Union':
+    case 'Deduplicate': case 'Limit': case 'Offset': case 'StaticRelation': case 'StreamingRelation': case 'Union':
     default: return [];
   }
 }

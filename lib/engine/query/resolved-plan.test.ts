@@ -46,7 +46,7 @@ function expressions(plan: LogicalPlan): { expr: Expr; input: Schema }[] {
       case 'Expand': return plan.groupBy.map((expr) => ({ expr, input: input(plan.child) }));
       case 'Join': return plan.condition ? [{ expr: plan.condition, input: [...input(plan.left), ...input(plan.right)] }] : [];
       case 'Window': return [...plan.partitionSpec, ...plan.orderSpec.map((o) => o.expr)].map((expr) => ({ expr, input: input(plan.child) }));
-      case 'Aggregate': case 'Deduplicate': case 'Limit': case 'Sort': case 'StaticRelation': case 'StreamingRelation': case 'Union':
+      case 'Aggregate': case 'Deduplicate': case 'Limit': case 'Offset': case 'Sort': case 'StaticRelation': case 'StreamingRelation': case 'Union':
       default: return [];
     }
   })();

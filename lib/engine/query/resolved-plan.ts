@@ -163,7 +163,8 @@ function resolve(plan: LogicalPlan, ctx: WatermarkContext): Resolved {
       const child = resolve(plan.child, ctx);
       return { plan: { ...plan, child: child.plan, condition: condition(plan.condition, child.output, 'WHERE') }, output: child.output };
     }
-    case 'Limit': {
+    case 'Limit':
+    case 'Offset': {
       const child = resolve(plan.child, ctx);
       return { plan: { ...plan, child: child.plan }, output: child.output };
     }

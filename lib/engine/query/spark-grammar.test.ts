@@ -134,6 +134,15 @@ describe("Spark's grammar, end to end", () => {
     expect(limitOf('key').errorClass).toBe('INVALID_LIMIT_LIKE_EXPRESSION.IS_UNFOLDABLE');
   });
 
+  it('refuses an OFFSET as Spark checks a limit-like expression, the message naming offset', () => {
+    const offsetOf = (n: string) => failure(`SELECT key, count(*) AS c FROM events GROUP BY key LIMIT 1 OFFSET ${n}`);
+    expect(offsetOf('-1')).toMatchObject({ errorClass: 'INVALID_LIMIT_LIKE_EXPRESSION.IS_NEGATIVE', message: expect.stringContaining('The limit like expression "-1" is invalid. The offset expression must be equal to or greater than 0, but got -1.') });
+    expect(offsetOf('2 - 3')).toMatchObject({ errorClass: 'INVALID_LIMIT_LIKE_EXPRESSION.IS_NEGATIVE', message: expect.stringContaining('but got -1.') });
+    expect(offsetOf('CAST(NULL AS INT)')).toMatchObject({ errorClass: 'INVALID_LIMIT_LIKE_EXPRESSION.IS_NULL', message: expect.stringContaining('The evaluated offset expression must not be null.') });
+    expect(offsetOf('true')).toMatchObject({ errorClass: 'INVALID_LIMIT_LIKE_EXPRESSION.DATA_TYPE', message: expect.stringContaining('The offset expression must be integer type, but got "BOOLEAN".') });
+    expect(offsetOf('n')).toMatchObject({ errorClass: 'INVALID_LIMIT_LIKE_EXPRESSION.IS_UNFOLDABLE', message: expect.stringContaining('The offset expression must evaluate to a constant value.') });
+  });
+
   it('groups by every select item that holds no aggregate (GROUP BY ALL)', async () => {
     const out = await runComplete('SELECT key, upper(topic) AS t, count(*) AS c, sum(n) + 1 AS s FROM events GROUP BY ALL');
     expect(out.sort(byKey)).toEqual([{ key: 'a', t: 'T', c: 2, s: 9 }, { key: 'b', t: 'T', c: 1, s: 6 }]);

@@ -14,7 +14,7 @@ import { EventTimeWatermarkExec } from '../operators/watermark';
 import type { PhysicalOperator } from '../operators/physical-operator';
 import type { SessionWindowAggregateExec } from '../operators/session-window';
 import { SortExec } from '../operators/sort-exec';
-import { limitExec } from '../operators/streaming-limit';
+import { limitExec, offsetExec } from '../operators/streaming-limit';
 import { StreamStaticJoinExec, type StreamStaticJoinOptions } from '../operators/stream-static-join';
 import { describeWindow, timeWindowSpec, type TimeWindowSpec } from '../operators/window';
 import type { StatefulOperatorDescriptor } from '../state/state-schema-compatibility-checker';
@@ -231,9 +231,10 @@ function compileGroupingKeys(analysis: AggregateAnalysis, childSchema: Schema, t
     const source = (k.window || k.session) && k.expr.kind === 'call' ? k.expr.args[0] : k.expr;
     const c = compileExpression(source, childSchema, types, casts);
     if (!isOrderable(c)) {
-      // Spark refuses it: a map has no order and no equality (an array groups by its elements).
+      // Spark 3.5 refuses it: a map and a CalendarInterval have no order (an array groups by its elements).
+      const instead = c.type === 'calendar_interval' ? 'Group by CAST(… AS STRING), or an ANSI interval, instead' : 'Group by map_keys(…), map_values(…) or an element_at(…) instead';
       throw new SqlValidationError(
-        `The expression ${exprToString(k.expr)} cannot be used as a grouping expression because its data type ${typeText(c)} is not an orderable data type. Group by map_keys(…), map_values(…) or an element_at(…) instead`,
+        `The expression ${exprToString(k.expr)} cannot be used as a grouping expression because its data type ${typeText(c)} is not an orderable data type. ${instead}`,
         k.expr.pos, 'GROUP BY', 'GROUP_EXPRESSION_TYPE_IS_NOT_ORDERABLE',
       );
     }
@@ -384,6 +385,9 @@ export class StatefulPlanner {
         this.descriptors.push({ operatorId, operatorName: 'globalLimit', parts: { limit: String(node.limit) }, keySchema: [], valueSchema: [{ name: 'count', type: 'long' }] });
         return { op: limitExec('append', operatorId, node.limit, childSchema), schema: childSchema };
       }
+      // A batch plan's only (the streaming checker refuses it over a stream): the rows are the whole input.
+      case 'Offset':
+        return { op: offsetExec(node.offset, childSchema), schema: childSchema };
       case 'Join': {
         // Stream-static only; the analyzer has already refused the join types Spark refuses.
         const stat = (node.left.kind === 'StaticRelation' ? node.left : node.right) as Extract<LogicalPlan, { kind: 'StaticRelation' }>;
@@ -424,7 +428,7 @@ export function withDeduplication(plan: LogicalPlan, dedup: { keys: string[]; wi
       case 'Union':
         return { ...p, branches: p.branches.map(wrap) };
       // Every member listed, so that a new one is a lint error until it is handled here.
-      case 'Aggregate': case 'Deduplicate': case 'Expand': case 'Filter': case 'Generate': case 'Limit': case 'Project': case 'Sort': case 'Window':
+      case 'Aggregate': case 'Deduplicate': case 'Expand': case 'Filter': case 'Generate': case 'Limit': case 'Offset': case 'Project': case 'Sort': case 'Window':
       default:
         return { ...p, child: wrap(p.child) };
     }

@@ -101,7 +101,7 @@ function sideColumns(side: LogicalPlan): { name: string; eventTime: boolean }[] 
     case 'Window':
       return [...sideColumns(side.child), ...side.functions.map((f) => ({ name: f.name, eventTime: false }))];
     // Every member listed, so that a new one is a lint error until it is handled here.
-    case 'Deduplicate': case 'Filter': case 'Limit': case 'Sort': case 'StaticRelation': case 'Union':
+    case 'Deduplicate': case 'Filter': case 'Limit': case 'Offset': case 'Sort': case 'StaticRelation': case 'Union':
     default: {
       const [child] = children(side);
       return child ? sideColumns(child) : [];

@@ -137,6 +137,11 @@ function analyze(plan: LogicalPlan, outputMode: OutputMode): StreamingAnalysis {
       case 'Limit':
         if (outputMode === 'update') fail('Limits are not supported on streaming DataFrames/Datasets in Update output mode');
         break;
+      // In any output mode: skipping a stream's first rows has no meaning batch after batch. A
+      // static side's plan (a StaticRelation's view) is no node here, and runs its Offset as a batch.
+      case 'Offset':
+        fail('Offset is not supported on streaming DataFrames/Datasets');
+        break;
       case 'Deduplicate': {
         const wm = watermarkOf(n);
         if (n.withinWatermark && !wm) fail('dropDuplicatesWithinWatermark is not supported on streaming DataFrames/DataSets without watermark');
@@ -271,7 +276,7 @@ function statefulNote(n: LogicalPlan, outputMode: OutputMode): string {
         ? '[static: the batch plan below, run once per run: its tables are cached]'
         : '[static: the batch plan below, run again at each batch with data]';
     // Every member listed, so that a new one is a lint error until it is handled here.
-    case 'Expand': case 'Filter': case 'Generate': case 'Project': case 'Sort': case 'Union': case 'Window':
+    case 'Expand': case 'Filter': case 'Generate': case 'Offset': case 'Project': case 'Sort': case 'Union': case 'Window':
     default:
       return '[stateless]';
   }
@@ -369,6 +374,8 @@ function describe(plan: LogicalPlan): string {
       return `Sort [${plan.order.map((o) => `${explainExprToString(o.expr)} ${o.ascending ? 'ASC' : 'DESC'}${o.nullsFirst === undefined ? '' : o.nullsFirst ? ' NULLS FIRST' : ' NULLS LAST'}`).join(', ')}]`;
     case 'Limit':
       return `Limit ${plan.limit}`;
+    case 'Offset':
+      return `Offset ${plan.offset}`;
     case 'Join':
       // Spark's explain of a null-aware anti join: `((x = c) OR isnull((x = c)))`.
       return `Join ${plan.joinType}${plan.condition ? ` ${plan.nullAware ? `(${explainExprToString(plan.condition)} OR isnull(${explainExprToString(plan.condition)}))` : explainExprToString(plan.condition)}` : ''}${plan.streamColumns ? ` emits stream [${plan.streamColumns.join(', ')}]` : ''}`;

@@ -69,6 +69,26 @@ describe('UnsupportedOperationsSuite', () => {
     });
   });
 
+  describe('Offset (testUnaryOperatorInStreamingPlan "offset")', () => {
+    it('offset on a stream: not supported, in every output mode, before anything runs', () => {
+      for (const [sql, mode] of [
+        ['SELECT a FROM s OFFSET 1', 'append'],
+        ['SELECT a FROM s LIMIT 2 OFFSET 1', 'append'],
+        ['SELECT a FROM (SELECT a FROM s OFFSET 1) x WHERE a > 0', 'update'],
+        ['SELECT a, count(*) AS n FROM s GROUP BY a ORDER BY a LIMIT 2 OFFSET 1', 'complete'],
+      ] as const) {
+        notSupported(sql, mode, ['Offset is not supported on streaming DataFrames/Datasets']);
+        expect(validateJob(job(sql, mode)).errors[0]).toMatchObject({ errorClass: '_LEGACY_ERROR_TEMP_3102' });
+      }
+    });
+    it('offset in a batch plan beside a stream (a static side, an IN or scalar subquery, a CTE): supported', () => {
+      supported('SELECT s.a FROM s JOIN (SELECT a FROM b ORDER BY a LIMIT 2 OFFSET 1) x ON s.a = x.a', 'append', STATIC);
+      supported('SELECT a FROM s WHERE a IN (SELECT a FROM b ORDER BY a OFFSET 1)', 'append', STATIC);
+      supported('SELECT a, (SELECT a FROM b ORDER BY a LIMIT 1 OFFSET 1) AS second FROM s', 'append', STATIC);
+      supported('WITH later AS (SELECT a FROM b ORDER BY a OFFSET 2) SELECT s.a FROM s JOIN later ON s.a = later.a', 'append', STATIC);
+    });
+  });
+
   describe('aggregations', () => {
     it('aggregate - streaming aggregations with watermark in append mode: supported', () => supported('SELECT ts, count(*) AS d FROM s GROUP BY ts'));
     it('distinct aggregate - aggregate on streaming relation: not supported', () => notSupported('SELECT count(DISTINCT a) AS c FROM s', 'complete', ['distinct aggregation']));

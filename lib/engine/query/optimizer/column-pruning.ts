@@ -51,6 +51,7 @@ export function pruneColumns(plan: LogicalPlan, needed: Needed, applied: Optimiz
     case 'Sort':
       return { ...plan, child: pruneColumns(plan.child, plus(needed, plan.order.map((o) => o.expr)), applied) };
     case 'Limit':
+    case 'Offset':
       return { ...plan, child: pruneColumns(plan.child, needed, applied) };
     case 'Expand': {
       // The child's columns pass through beside the grouping columns: those read above, and the grouping expressions'.

@@ -141,6 +141,7 @@ export function foldConstants(plan: LogicalPlan, applied: OptimizerRuleApplicati
     case 'Window':
     case 'Sort':
     case 'Limit':
+    case 'Offset':
       return { ...plan, child: foldConstants(plan.child, applied) };
   }
 }

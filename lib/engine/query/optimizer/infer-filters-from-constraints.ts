@@ -37,7 +37,7 @@ function rebuildChildren(plan: LogicalPlan, f: (p: LogicalPlan) => LogicalPlan):
       return { ...plan, left: f(plan.left), right: f(plan.right) };
     case 'Union':
       return { ...plan, branches: plan.branches.map(f) };
-    case 'Aggregate': case 'Deduplicate': case 'Expand': case 'Filter': case 'Generate': case 'Limit': case 'Project': case 'Sort': case 'Window':
+    case 'Aggregate': case 'Deduplicate': case 'Expand': case 'Filter': case 'Generate': case 'Limit': case 'Offset': case 'Project': case 'Sort': case 'Window':
       return { ...plan, child: f(plan.child) } as LogicalPlan;
   }
 }
@@ -86,7 +86,7 @@ function constraints(plan: LogicalPlan): Expr[] {
     case 'Deduplicate':
       return constraints(plan.child);
     // Other operators' constraints (an aggregation's, a join's, …) are not read: nothing inferred.
-    case 'Aggregate': case 'Expand': case 'Generate': case 'Join': case 'Limit': case 'Sort': case 'StaticRelation': case 'StreamingRelation': case 'Union': case 'Window':
+    case 'Aggregate': case 'Expand': case 'Generate': case 'Join': case 'Limit': case 'Offset': case 'Sort': case 'StaticRelation': case 'StreamingRelation': case 'Union': case 'Window':
       return [];
   }
 }

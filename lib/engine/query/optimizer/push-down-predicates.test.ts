@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { exprToString } from '../expression';
 import { children, type LogicalPlan, type StreamingRelation } from '../logical-plan';
+import { optimizePlan } from '../optimizer';
 import { compileStreamingQuery } from '../streaming-query';
 
 const side = (p: string): StreamingRelation => ({
@@ -120,5 +121,29 @@ describe('a nondeterministic conjunct stays where it is written (Spark pushes de
     expect(where.eventTimeWatermarks.map((w) => w.filter !== undefined)).toEqual([true]);
     const onlyRand = compileStreamingQuery(`SELECT key FROM leftInput WHERE rand(1) < 0.5`, side('left'));
     expect(onlyRand.eventTimeWatermarks.map((w) => w.filter !== undefined)).toEqual([false]);
+  });
+});
+
+describe('an Offset (a batch plan\'s): no filter moves below it, its columns are pruned through it', () => {
+  // Built by hand: the SQL of a stream refuses an Offset, and a static side's plan is not optimized.
+  const source: StreamingRelation = { kind: 'StreamingRelation', sourceName: 'rows', schema: [{ name: 'n', type: 'long' }, { name: 'm', type: 'long' }, { name: 'unread', type: 'string' }] };
+  const column = (name: string) => ({ kind: 'column' as const, name });
+  const nAbove1 = { kind: 'binary' as const, op: '>', left: column('n'), right: { kind: 'literal' as const, value: 1, type: 'long' as const } } as const;
+  const offset: LogicalPlan = { kind: 'Offset', offset: 2, child: { kind: 'Project', list: [{ name: 'n', expr: column('n') }, { name: 'm', expr: column('m') }], child: source } };
+  const plan: LogicalPlan = { kind: 'Project', list: [{ name: 'n', expr: column('n') }], child: { kind: 'Filter', condition: nAbove1 as never, child: offset } };
+
+  it('keeps the Filter above the Offset: below, it would change which rows are the ones skipped', () => {
+    const { plan: optimized, applied } = optimizePlan(plan);
+    const kinds: string[] = [];
+    for (let p: LogicalPlan | undefined = optimized; p; p = children(p)[0]) kinds.push(p.kind);
+    expect(kinds).toEqual(['Project', 'Filter', 'Offset', 'Project', 'StreamingRelation']);
+    expect(applied.filter((a) => a.rule === 'PushDownPredicates')).toEqual([]);
+    expect(filtersOverSources(optimized)).toEqual({});
+  });
+
+  it('prunes the columns nothing above reads through it', () => {
+    const { plan: optimized } = optimizePlan(plan);
+    const relation = (p: LogicalPlan): StreamingRelation => (p.kind === 'StreamingRelation' ? p : relation(children(p)[0]));
+    expect(relation(optimized).requiredColumns).toEqual(['n', 'm']);
   });
 });

@@ -81,6 +81,8 @@ export function pushDownPredicates(plan: LogicalPlan, applied: OptimizerRuleAppl
       }
       return { ...plan, child: pushDownPredicates(child, applied) };
     }
+    // A filter above a Limit or an Offset stays there (the Filter case moves none through it):
+    // below, it would change which rows are the first ones kept or skipped.
     case 'Project':
     case 'Aggregate':
     case 'Deduplicate':
@@ -89,6 +91,7 @@ export function pushDownPredicates(plan: LogicalPlan, applied: OptimizerRuleAppl
     case 'Window':
     case 'Sort':
     case 'Limit':
+    case 'Offset':
       return { ...plan, child: pushDownPredicates(plan.child, applied) } as LogicalPlan;
   }
 }
