@@ -10,7 +10,7 @@
  */
 import pg from 'pg';
 import { z } from 'zod';
-import { assertConnectionOptions, convertValue, type Field, parseJson, guardedSocket, isoTimestamp, outboundPolicy, type OutboundPolicy, postgresDatabase, renderDate, renderDecimal, renderValue, type Row, type Schema, stringifyJson, ValidationError, WeirError } from '../../engine';
+import { assertConnectionOptions, convertValue, type Field, parseJson, guardedSocket, AnalysisException, isoTimestamp, outboundPolicy, type OutboundPolicy, postgresDatabase, renderDate, renderDecimal, renderValue, type Row, type Schema, stringifyJson, ValidationError, WeirError } from '../../engine';
 
 /**
  * PostgreSQL cuts identifiers to 63 bytes (NAMEDATALEN - 1) with only a NOTICE: a longer table
@@ -121,6 +121,9 @@ function pgTypeFor(field: Field, sample?: unknown): string {
     case 'array': case 'map': return 'jsonb';
     case 'decimal': return `numeric(${field.precision ?? 38},${field.scale ?? 0})`;
     case 'day_time_interval': case 'year_month_interval': return 'interval';
+    // Spark's JDBC writer has no type for it (cannotGetJdbcTypeError).
+    case 'calendar_interval':
+      throw new AnalysisException(`Can't get JDBC type for interval (column ${field.name}). Write CAST(${field.name} AS STRING), or an ANSI interval (make_ym_interval, make_dt_interval)`, { column: field.name }, 'UNSUPPORTED_DATATYPE');
     // Every member listed, so that a new one is a lint error until it is handled here.
     case 'unknown':
     default:

@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { CheckpointFileManager } from '../checkpoint/checkpoint-file-manager';
 import type { Clock } from '../clock';
 import { auditContract, sourcesContract, type ContractAudit } from '../contract';
-import { ValidationError } from '../errors';
+import { AnalysisException, ValidationError } from '../errors';
 import { StatefulAggregateExec } from '../operators/aggregate';
 import { FilterExec } from '../operators/filter-exec';
 import { GenerateExec } from '../operators/generate-exec';
@@ -22,7 +22,7 @@ import type { EvalContext, Evaluator } from '../query/expression-compiler';
 import { watermarkDelayMs } from '../spec/watermark-delay';
 import { DEFAULT_MULTIPLE_WATERMARK_POLICY, maintenanceIntervalMsOf, stateStoreProviderOf, type JobSpec, type MultipleWatermarkPolicy } from '../spec/job-spec';
 import type { StreamingRelation } from '../query/logical-plan';
-import { getSinkDefinition } from '../sinks/index';
+import { getSinkDefinition, outputColumnsChecked } from '../sinks/index';
 import type { Sink } from '../sinks/sink';
 import { getSourceDefinition } from '../sources/index';
 import type { Source, SourceBatch } from '../sources/source';
@@ -632,7 +632,12 @@ export function mapStageOf(spec: Pick<JobSpec, 'sources'>, query: CompiledStream
 
 /** The spec's query compiled for `numPartitions` state partitions (each reduce task's operators are one such compile's). */
 export function compileQuery(spec: JobSpec, numPartitions: number): CompiledStreamingQuery {
-  return compileStreamingQuery(spec.sql, relationsOf(spec), { outputMode: spec.outputMode, dedup: spec.dedup, staticTables: spec.staticTables, numPartitions });
+  const query = compileStreamingQuery(spec.sql, relationsOf(spec), { outputMode: spec.outputMode, dedup: spec.dedup, staticTables: spec.staticTables, numPartitions });
+  // A spec stored before its sink refused a repeated output name is refused before its first batch.
+  const def = getSinkDefinition(spec.sink.type);
+  const repeated = def && outputColumnsChecked(def, query.outputSchema);
+  if (repeated) throw new AnalysisException(repeated.message, { path: repeated.path }, repeated.errorClass);
+  return query;
 }
 
 /**

@@ -140,17 +140,17 @@ describe('the static side as a batch plan (Spark runs any batch plan there)', ()
       // DISTINCT * keys on both columns of the name.
       await same(`SELECT e.id, x.weight, x.user FROM events e JOIN (SELECT DISTINCT * FROM regions r ${join} JOIN blocked b ON r.region = b.region) x ON e.id = x.weight`);
     }
-    // The repeated name reads as neither column (Spark's AMBIGUOUS_REFERENCE), and a query cannot
-    // output it twice: a row, and a sink, hold a column by its name.
+    // The repeated name reads as neither column (Spark's AMBIGUOUS_REFERENCE); the query outputs
+    // both, which the memory sink, holding a column by its name, refuses (COLUMN_ALREADY_EXISTS).
     const refusal = (sql: string) => validateJob({
       name: 'x', source: { name: 'events', type: 'memory', options: { stream: 'x' }, schema: EVENTS },
       staticTables: [{ name: 'regions', path: '/nonexistent.json', format: 'json', schema: REGIONS }, { name: 'blocked', path: '/nonexistent.json', format: 'json', schema: BLOCKED }],
-      sql, sink: { type: 'memory', options: { table: 'x' } },
+      sql, sink: { type: 'memory', options: { table: 'x' } }, trigger: { type: 'available-now' }, checkpointLocation: '/tmp/weir-static-batch-plan-x',
     }).errors.map((e) => e.message).join('\n');
     const side = '(SELECT * FROM regions r FULL JOIN blocked b ON r.region = b.region) x';
     expect(refusal(`SELECT e.id, x.weight FROM events e JOIN ${side} ON e.region = x.region`)).toContain('Reference `region` is ambiguous');
     expect(refusal(`SELECT e.id, x.region FROM events e JOIN ${side} ON e.id = x.weight`)).toContain('Reference `region` is ambiguous');
-    expect(refusal(`SELECT e.id, x.* FROM events e JOIN ${side} ON e.id = x.weight`)).toContain('Output column "region" appears twice');
+    expect(refusal(`SELECT e.id, x.* FROM events e JOIN ${side} ON e.id = x.weight`)).toContain('[COLUMN_ALREADY_EXISTS] The column `region` already exists');
   });
 
   it('DISTINCT aggregates over the same arguments: the distinct rows, then aggregated (Spark\'s single distinct group)', async () => {
@@ -360,7 +360,7 @@ describe('uncorrelated scalar subqueries over static tables (Spark\'s ScalarSubq
     const refusal = (sql: string) => validateJob({
       name: 'x', source: { name: 'events', type: 'memory', options: { stream: 'x' }, schema: EVENTS },
       staticTables: [{ name: 'regions', path: '/nonexistent.json', format: 'json', schema: REGIONS }],
-      sql, sink: { type: 'memory', options: { table: 'x' } },
+      sql, sink: { type: 'memory', options: { table: 'x' } }, trigger: { type: 'available-now' }, checkpointLocation: '/tmp/weir-static-batch-plan-x',
     }).errors.map((e) => e.message).join('\n');
     // An aggregation of an outer column (Spark's CheckAnalysis), an inline table of one.
     expect(refusal('SELECT e.id, (SELECT sum(e.amount) AS d FROM regions) AS m FROM events e')).toContain('[UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.CORRELATED_REFERENCE] Unsupported subquery expression: Expressions referencing the outer query are not supported outside of WHERE/HAVING clauses: "sum(amount) AS d"');

@@ -390,7 +390,7 @@ describe('stream-stream joins of sources that share column names', () => {
   it.each([
     ['an unqualified shared name', 'SELECT value FROM impressions i JOIN clicks c ON i.key = c.key', 'AMBIGUOUS_REFERENCE', 'Reference `value` is ambiguous, could be: [`i`.`value`, `c`.`value`]'],
     ['an unqualified shared name in ON', 'SELECT i.value FROM impressions i JOIN clicks c ON key = c.key', 'AMBIGUOUS_REFERENCE', 'Reference `key` is ambiguous'],
-    ['SELECT * of two same-named columns', 'SELECT * FROM impressions i JOIN clicks c ON i.key = c.key', undefined, 'Output column "key" appears twice'],
+    ['SELECT * of two same-named columns into a sink that writes columns by name', 'SELECT * FROM impressions i JOIN clicks c ON i.key = c.key', 'COLUMN_ALREADY_EXISTS', 'The column `key` already exists'],
   ])('refuses %s', async (_name, sql, errorClass, message) => {
     const e = (await refusal(topicsJob(sql))) as { message: string; errorClass?: string };
     expect(e?.message).toContain(message);

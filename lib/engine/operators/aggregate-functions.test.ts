@@ -305,7 +305,7 @@ describe('aggregate errors say what to do', () => {
     expect(refused("SELECT mode(x, 'true') FROM t")).toMatch(/^\[UNEXPECTED_INPUT_TYPE\] The second parameter of the function `mode` requires the "BOOLEAN" type, however it has the type "STRING"/);
     expect(refused('SELECT mode(x, NULL) FROM t')).toMatch(/^\[DATATYPE_MISMATCH.UNEXPECTED_NULL\]/);
     expect(refused('SELECT mode(x, b) FROM t')).toMatch(/^\[NON_FOLDABLE_ARGUMENT\] The function `mode` requires the parameter `deterministic` to be a foldable expression/);
-    expect(refused('SELECT mode(DISTINCT x) FROM t')).toMatch(/^\[INVALID_INVERSE_DISTRIBUTION_FUNCTION.DISTINCT_UNSUPPORTED\]/);
-    expect(refused('SELECT mode() FROM t')).toMatch(/^\[INVALID_INVERSE_DISTRIBUTION_FUNCTION.WITHIN_GROUP_MISSING\]/);
+    expect(refused('SELECT mode(DISTINCT x) FROM t')).toMatch(/^\[INVALID_WITHIN_GROUP_EXPRESSION.DISTINCT_UNSUPPORTED\]/);
+    expect(refused('SELECT mode() FROM t')).toMatch(/^\[INVALID_WITHIN_GROUP_EXPRESSION.WITHIN_GROUP_MISSING\]/);
   });
 });

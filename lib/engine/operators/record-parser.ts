@@ -84,7 +84,8 @@ export function coerceField(v: unknown, field: Field, fromText: boolean): { ok: 
       return convertComplex(v, field, (x, g) => coerceField(x, g, fromText));
     case 'day_time_interval': case 'year_month_interval':
       return readInterval(v, field);
-    case 'unknown':
+    // A CalendarInterval is no column type (fieldOfDataType).
+    case 'unknown': case 'calendar_interval':
     default:
       return { ok: true, value: v };
   }

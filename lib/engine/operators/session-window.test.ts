@@ -146,6 +146,17 @@ describe('session windows: Spark\'s action scripts', () => {
     expect(b.output).toEqual([{ value: 'a', session_window: { start: 10 * SEC, end: 75 * SEC }, n: 2 }]);
   });
 
+  it('a gap per row of the type interval (Spark: session_window(ts, CAST(gap AS INTERVAL)))', async () => {
+    const rel: StreamingRelation = { ...lines, schema: [...lines.schema, { name: 'gap', type: 'string' }] };
+    const q = runner('SELECT value, session_window, count(*) AS n FROM events GROUP BY value, session_window(eventTime, CAST(gap AS INTERVAL))', 'complete', rel);
+    const b = await q.runBatch([
+      { value: 'a', eventTime: 10 * SEC, gap: '5 seconds' },
+      { value: 'a', eventTime: 15 * SEC, gap: 'interval 1 minute' },
+      { value: 'a', eventTime: 20 * SEC, gap: 'x sec' },
+    ]);
+    expect(b.output).toEqual([{ value: 'a', session_window: { start: 10 * SEC, end: 75 * SEC }, n: 2 }]);
+  });
+
   it('an interval gap, session_window.start in the select list, and the explain', async () => {
     const sql = "SELECT value, session_window.start AS st, count(*) AS n FROM events GROUP BY value, session_window(eventTime, INTERVAL 5 SECONDS)";
     const q = runner(sql, 'complete');

@@ -32,10 +32,10 @@
  */
 import { update } from '../query/aggregate-functions';
 import type { Evaluator } from '../query/expression-compiler';
-import { safeStringToInterval } from '../query/calendar-interval';
+import { safeStringToInterval, type CalendarInterval } from '../query/calendar-interval';
+import { timestampAddInterval } from '../query/datetime-arithmetic';
 import { timestampAddMicros, timestampAddMonths } from '../query/interval-utils';
 import type { Long } from '../query/long';
-import { addMillis } from '../query/timestamp-micros';
 import { providerMetrics, type StateStore } from '../state/state-store';
 import { decodeKey, decodeValue, encodeKey, encodeValue } from '../state/state-value-codec';
 import type { Row, Schema } from '../types';
@@ -44,7 +44,7 @@ import { partitionOfGroup } from './aggregate-folds';
 import { lateEventsWatermark, partitionStores, StateOperatorTimes, type OperatorContext, type StatefulOperator, type StateOperatorProgress } from './physical-operator';
 
 /** How the gap expression's value reads: its type decides (the planner checked it is one of these). */
-export type GapKind = 'string' | 'day_time_interval' | 'year_month_interval' | 'null';
+export type GapKind = 'string' | 'day_time_interval' | 'year_month_interval' | 'calendar_interval' | 'null';
 
 /**
  * The end of the session a row at `ts` opens (Spark's `ts + gap`, months on the calendar in
@@ -58,10 +58,11 @@ export function sessionEnd(ts: number, gap: unknown, kind: GapKind): number | nu
       return timestampAddMicros(ts, gap as Long);
     case 'year_month_interval':
       return timestampAddMonths(ts, gap as number);
+    case 'calendar_interval':
+      return timestampAddInterval(ts, gap as CalendarInterval);
     case 'string': {
       const iv = safeStringToInterval(String(gap));
-      if (!iv) return null;
-      return timestampAddMicros(addMillis(timestampAddMonths(ts, iv.months), iv.days * 86_400_000), iv.micros);
+      return iv && timestampAddInterval(ts, iv);
     }
     case 'null':
       return null;

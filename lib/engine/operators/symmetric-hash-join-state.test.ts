@@ -110,7 +110,7 @@ describe('join state manager against a model', () => {
               const entry = m.rowsOf(CACHE_KEYS[o.key]);
               if (!entry || entry.length === 0) continue;
               const i = o.pick % entry.length;
-              const id = entry.rows[i].id;
+              const id = entry.row(i).id;
               m.markMatched(entry, i);
               next.get(KEYS[o.key])!.find((r) => r[0] === id)![2] = true;
             } else if (o.op === 'evictUpTo') {
@@ -149,7 +149,7 @@ describe('join state manager against a model', () => {
           // The kept rows, key by key, are the model's, in the stores' slot order.
           for (const [k, rows] of model) {
             const entry = new SymmetricHashJoinStateManager(await ps.counts.getStore(version), await ps.values.getStore(version), cache, COLUMNS, timeOf).rowsOf(cacheKeyOf(decodeKey(k)));
-            expect(sorted(entry!.rows.slice(0, entry!.length).map((r, i): ModelRow => [r.id as number, r.t as number, entry!.isMatched(i)]))).toEqual(rows);
+            expect(sorted(Array.from({ length: entry!.length }, (_, i): ModelRow => [entry!.row(i).id as number, entry!.row(i).t as number, entry!.isMatched(i)]))).toEqual(rows);
           }
           if (batch.restart) {
             await ps.counts.close();
@@ -196,7 +196,7 @@ describe('eviction by time over many rows', () => {
           for (const id of want) kept.delete(id);
           expect(removed.map((r) => r.id as number).sort((a, b) => a - b)).toEqual(want);
         }
-        const left = Array.from({ length: keys }, (_, k) => m.rowsOf(cacheKeyOf([k]))).flatMap((e) => (e ? e.rows.slice(0, e.length).map((r) => r.id as number) : []));
+        const left = Array.from({ length: keys }, (_, k) => m.rowsOf(cacheKeyOf([k]))).flatMap((e) => (e ? Array.from({ length: e.length }, (_, i) => e.row(i).id as number) : []));
         expect(left.sort((a, b) => a - b)).toEqual([...kept.keys()]);
       }),
       { numRuns: 30, seed: 4712 },

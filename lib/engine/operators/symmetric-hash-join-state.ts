@@ -23,6 +23,8 @@
 import { indexedKey, type StateStore } from '../state/state-store';
 import { decodeKey, decodeValue, encodeKey, encodeValueByteString, writeRowValue, type ValueEncoder } from '../state/state-value-codec';
 import type { Row } from '../types';
+import { JoinKeyTable, type CacheKey } from './join-key-table';
+import { FIRST_BLOCK, KeyRows, MATCHED, RowSlab, STORED } from './join-key-rows';
 
 export type JoinSide = 'left' | 'right';
 
@@ -31,13 +33,7 @@ export function joinKeyOfStoreKey(storeName: string, key: string): string {
   return storeName.endsWith('keyWithIndexToValue') ? key.slice(0, key.lastIndexOf('#')) : key;
 }
 
-/**
- * A join key as the cache's Map holds it: a single number as itself (a Map compares numbers as
- * encodeKey's strings do: -0 as 0, NaN as NaN), so that a probe builds and hashes no key string;
- * any other key by encodeKey (a string, so never equal to a number).
- */
-export type CacheKey = number | string;
-
+/** A join key's CacheKey. */
 export function cacheKeyOf(key: readonly unknown[]): CacheKey {
   return key.length === 1 && typeof key[0] === 'number' ? key[0] : encodeKey(key);
 }
@@ -57,99 +53,8 @@ function cacheKeyOfStoreKey(k: string): CacheKey {
 /** Spark's store names under `state/<operator>/<partition>/`. */
 export const JOIN_STORE_NAMES = ['left-keyToNumValues', 'left-keyWithIndexToValue', 'right-keyToNumValues', 'right-keyWithIndexToValue'] as const;
 
-/** A buffered row's flags (KeyRows.meta): it has joined with a row of the other side. */
-const MATCHED = 1;
-/** The key's slot at the row's index holds this row as it is now (the flush need not write it). */
-const STORED = 2;
-
-/** What a row slot past a key's `length` holds: no row kept alive by a freed slot. */
-const NO_ROW: Row = Object.freeze({});
-
-/**
- * One join key's rows, in slot order once flushed, as parallel arrays rather than an object per
- * row: the probe, the flush and the eviction read a key's rows one after another, and an object
- * per row was one more allocation, one more pointer to follow and one more object for every
- * scavenge to copy while the row is buffered.
- *
- * The arrays' first `length` places are the rows; the places after them are room kept for
- * later rows. V8 gives an array emptied by `length = 0` a new, empty backing store, and shrinks
- * one that `pop` leaves half empty, so a key whose rows come and go (most keys: a row or two
- * each) allocated its arrays again and again.
- */
-export class KeyRows {
-  /**
-   * The rows by column name, `length` of them: the input row itself when this process buffered
-   * it (no copy), else built from the values the stores hold. Never changed.
-   */
-  readonly rows: Row[] = [];
-  /**
-   * Per row two numbers: its time by the side's value state watermark (NaN: never evicted by it),
-   * at 2i, then its flags (MATCHED, STORED), at 2i + 1. One array of unboxed doubles rather than
-   * one each: every append, flush and eviction of a key reads or writes both, and each array is
-   * one more object to reach (a cache miss when the key was last touched a batch ago) and to copy.
-   */
-  readonly meta: number[] = [];
-  /** How many rows the key holds (the arrays may be longer). */
-  length = 0;
-  /** The count keyToNumValues holds for the key (0: none). */
-  stored = 0;
-  /** Whether the key is in the manager's list of keys to flush. */
-  dirty = false;
-  /** The last eviction round that listed this key (so a round visits it once). */
-  round = 0;
-
-  constructor(
-    /** The key as the stores hold it (encodeKey). */
-    public key: string,
-    public cacheKey: CacheKey,
-  ) {}
-
-  /** This (empty) entry made another key's, keeping its arrays' room (JoinStateCache.spare). */
-  reuse(key: string, cacheKey: CacheKey): this {
-    this.key = key;
-    this.cacheKey = cacheKey;
-    this.stored = 0;
-    return this;
-  }
-
-  /** Whether the `i`-th row has joined with a row of the other side. */
-  isMatched(i: number): boolean {
-    return (this.meta[2 * i + 1] & MATCHED) !== 0;
-  }
-
-  push(row: Row, flags: number, time: number): void {
-    const i = this.length++;
-    const { rows, meta } = this;
-    if (i < rows.length) {
-      rows[i] = row;
-      meta[2 * i] = time;
-      meta[2 * i + 1] = flags;
-    } else {
-      rows.push(row);
-      meta.push(time, flags);
-    }
-  }
-
-  /** Removes the `i`-th row: the key's last row takes its slot (the flush writes it there). */
-  removeAt(i: number): void {
-    const { rows, meta } = this;
-    const last = --this.length;
-    if (i < last) {
-      rows[i] = rows[last];
-      meta[2 * i] = meta[2 * last];
-      meta[2 * i + 1] = meta[2 * last + 1] & ~STORED;
-    }
-    rows[last] = NO_ROW;
-  }
-
-  clear(): void {
-    for (let i = 0; i < this.length; i++) this.rows[i] = NO_ROW;
-    this.length = 0;
-  }
-}
-
 /** What a TimeQueue run's freed places hold. */
-const SPENT = new KeyRows('', '');
+const SPENT = new KeyRows(new RowSlab(FIRST_BLOCK), '', '');
 
 /** How many emptied keys' entries a side keeps for new keys (JoinStateCache.spare). */
 const SPARE_KEYS = 4096;
@@ -235,12 +140,13 @@ class TimeQueue {
  * (see StreamingSymmetricHashJoinExec).
  */
 export class JoinStateCache {
-  readonly keys = new Map<CacheKey, KeyRows>();
+  readonly keys = new JoinKeyTable<KeyRows>();
+  /** The keys' rows, times and flags. */
+  readonly slab = new RowSlab();
   /**
    * Entries of keys whose rows all went, for new keys to take: most keys hold a row or two, so
-   * keys empty and fill all the time, and an entry with its three arrays (room for 17 rows each
-   * once pushed to) cost more to allocate, and to copy when a scavenge found it alive, than its
-   * rows. Kept up to SPARE_KEYS. An entry here may still be named in `byTime`: visiting it,
+   * keys empty and fill all the time, and an entry with its block cost more to allocate, and to
+   * copy when a scavenge found it alive, than its rows. Kept up to SPARE_KEYS. An entry here may still be named in `byTime`: visiting it,
    * empty or another key's, removes only rows that are due anyway.
    */
   readonly spare: KeyRows[] = [];
@@ -312,7 +218,7 @@ export class SymmetricHashJoinStateManager {
     const b = this.keyToNumValues.get(k);
     if (!b) return undefined;
     const n = decodeValue(b) as number;
-    const entry = new KeyRows(k, ck);
+    const entry = new KeyRows(this.cache.slab, k, ck);
     for (let i = 0; i < n; i++) {
       const [values, matched] = decodeValue(this.keyWithIndexToValue.get(indexedKey(k, i))!) as [unknown[], boolean];
       const row: Row = {};
@@ -320,7 +226,7 @@ export class SymmetricHashJoinStateManager {
       entry.push(row, matched ? MATCHED | STORED : STORED, this.timeOf?.(row) ?? NaN);
     }
     entry.stored = n;
-    this.cache.keys.set(ck, entry);
+    this.cache.keys.add(entry);
     return entry;
   }
 
@@ -337,7 +243,8 @@ export class SymmetricHashJoinStateManager {
     if (this.timeOf && !this.cache.byTime) {
       const queue = new TimeQueue();
       for (const entry of this.cache.keys.values()) {
-        for (let i = 0; i < 2 * entry.length; i += 2) if (!Number.isNaN(entry.meta[i])) queue.push(entry.meta[i], entry);
+        const meta = this.cache.slab.meta;
+        for (let p = entry.at; p < entry.at + entry.length; p++) if (!Number.isNaN(meta[2 * p])) queue.push(meta[2 * p], entry);
       }
       this.cache.byTime = queue;
     }
@@ -347,8 +254,8 @@ export class SymmetricHashJoinStateManager {
     let entry = this.rowsOf(k);
     if (entry === undefined) {
       const spare = this.cache.spare.pop();
-      entry = spare !== undefined ? spare.reuse(storeKeyOf(k), k) : new KeyRows(storeKeyOf(k), k);
-      this.cache.keys.set(k, entry);
+      entry = spare !== undefined ? spare.reuse(storeKeyOf(k), k) : new KeyRows(this.cache.slab, storeKeyOf(k), k);
+      this.cache.keys.add(entry);
     }
     const time = this.timeOf?.(row);
     entry.push(row, matched ? MATCHED : 0, time ?? NaN);
@@ -358,10 +265,11 @@ export class SymmetricHashJoinStateManager {
 
   /** Marks the `i`-th row of a key as matched (its slot is written again at the flush). */
   markMatched(entry: KeyRows, i: number): void {
-    const f = entry.meta[2 * i + 1];
-    if ((f & MATCHED) !== 0) return;
+    const meta = this.cache.slab.meta;
+    const p = 2 * (entry.at + i) + 1;
+    if ((meta[p] & MATCHED) !== 0) return;
     // Not STORED any more: the slot holds the row unmatched.
-    entry.meta[2 * i + 1] = MATCHED;
+    meta[p] = MATCHED;
     this.touch(entry);
   }
 
@@ -380,9 +288,9 @@ export class SymmetricHashJoinStateManager {
     this.completeCache();
     let n = 0;
     for (const entry of this.cache.keys.values()) {
-      const { rows, length } = entry;
+      const length = entry.length;
       if (length === 0 || !evict(entry.key)) continue;
-      if (removed) for (let i = 0; i < length; i++) removed(rows[i], entry.isMatched(i));
+      if (removed) for (let i = 0; i < length; i++) removed(entry.row(i), entry.isMatched(i));
       n += length;
       entry.clear();
       this.touch(entry);
@@ -401,15 +309,15 @@ export class SymmetricHashJoinStateManager {
     const round = ++this.cache.rounds;
     let n = 0;
     queue.visitKeysUpTo(t, round, (entry) => {
-      const { rows, meta } = entry;
+      const { rows, meta } = entry.slab;
       const before = entry.length;
       for (let i = 0; i < entry.length; ) {
         // NaN (no time) is never ≤ t: kept.
-        if (!(meta[2 * i] <= t)) {
+        if (!(meta[2 * (entry.at + i)] <= t)) {
           i++;
           continue;
         }
-        removed?.(rows[i], entry.isMatched(i));
+        removed?.(rows[entry.at + i], entry.isMatched(i));
         n++;
         entry.removeAt(i);
       }
@@ -424,19 +332,20 @@ export class SymmetricHashJoinStateManager {
    */
   flush(): void {
     for (const entry of this.dirty) {
-      const { key, rows, meta } = entry;
+      const { key, at } = entry;
+      const { rows, meta } = this.cache.slab;
       const n = entry.length;
       // The stores hold the key's count and its slots below it, no others: each write says
       // whether its key is there, so the store need not look it up (writeKnown), and names the
       // slot by the key and its index, so no slot string is made.
       const stored = entry.stored;
       for (let i = 0; i < n; i++) {
-        const f = meta[2 * i + 1];
+        const f = meta[2 * (at + i) + 1];
         if ((f & STORED) !== 0) continue;
-        this.pending.row = rows[i];
+        this.pending.row = rows[at + i];
         this.pending.matched = (f & MATCHED) !== 0;
         this.keyWithIndexToValue.writeKnownValue(key, this.pending, i < stored, this.encodeRow, i);
-        meta[2 * i + 1] = f | STORED;
+        meta[2 * (at + i) + 1] = f | STORED;
       }
       for (let i = n; i < stored; i++) this.keyWithIndexToValue.writeKnown(key, undefined, true, i);
       if (n !== stored) {
@@ -447,6 +356,7 @@ export class SymmetricHashJoinStateManager {
       if (n === 0) {
         this.cache.keys.delete(entry.cacheKey);
         if (this.cache.spare.length < SPARE_KEYS) this.cache.spare.push(entry);
+        else entry.release();
       }
     }
     this.dirty.length = 0;

@@ -287,16 +287,18 @@ export class StreamingSymmetricHashJoinExec implements StatefulOperator {
         let matched = false;
         const buffered = nullKey ? undefined : otherState.rowsOf(k);
         if (buffered !== undefined) {
-          const { rows, meta } = buffered;
+          // Only the own side's appends grow its slab: the other side's stays as it is here.
+          const { rows, meta } = buffered.slab;
+          const at = buffered.at;
           // The times the other side's rows must have to join this one (probeRange), if known.
           const t = range !== undefined ? ownTime!(row) : undefined;
           const from = t === undefined ? -Infinity : t + range!.from;
           const to = t === undefined ? Infinity : t + range!.to;
           for (let i = 0, n = buffered.length; i < n; i++) {
             // A row buffered without a time (NaN) is never passed over.
-            if (t !== undefined && (meta[2 * i] < from || meta[2 * i] > to)) continue;
+            if (t !== undefined && (meta[2 * (at + i)] < from || meta[2 * (at + i)] > to)) continue;
             if (semi && side === 'right' && buffered.isMatched(i)) continue;
-            const b = rows[i];
+            const b = rows[at + i];
             const l = side === 'left' ? row : b;
             const r = side === 'left' ? b : row;
             if (condition && condition(l, r, ctx) !== true) continue;

@@ -178,4 +178,11 @@ describe('Parquet files written by DuckDB, read by Weir', () => {
     const ns = await readParquetRows(await readFile(nanos), [{ name: 'ts', type: 'timestamp' }], nanos);
     expect(ns.rows).toEqual([{ ts: timestampOf(Date.UTC(2024, 0, 1, 0, 0, 1, 0), 999) }]);
   });
+
+  it('writes a map keyed by arrays with each key as its text, and reads the same map back', async () => {
+    const schema: Schema = [{ name: 'm', type: 'map', keyType: { name: 'key', type: 'array', elementType: { name: 'element', type: 'long', integral: 32 } }, valueType: { name: 'value', type: 'string' } }];
+    const rows: Row[] = [{ m: { '[1,2]': 'a', '[]': 'b' } }];
+    const got = await readParquetRows(await encodeParquet(rows, schema, 'none'), schema, 'keys.parquet');
+    expect(got.rows).toEqual(rows);
+  });
 });

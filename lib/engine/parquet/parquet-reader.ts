@@ -60,8 +60,10 @@ function toWeir(a: ArrowModule, v: unknown, f: Field): unknown {
       return BigInt(a.util.bigNumToBigInt(v as never));
     case 'binary':
       return v instanceof Uint8Array ? Buffer.from(v.buffer, v.byteOffset, v.byteLength) : v;
+    // No column is a CalendarInterval (fieldOfDataType), and no Parquet file holds one (unreadableReason).
     case 'string':
     case 'unknown':
+    case 'calendar_interval':
       return String(v);
     case 'boolean':
       return v;
@@ -80,7 +82,7 @@ function toWeir(a: ArrowModule, v: unknown, f: Field): unknown {
       return Array.from(v as Iterable<unknown>, (x) => toWeir(a, x, el));
     }
     case 'map': {
-      // The engine keys a map by the key's text (query/map-functions.ts).
+      // The engine keys a map by the key's text (query/map-keys.ts).
       const vt = f.valueType ?? { name: 'value', type: 'unknown' };
       const kt = mapKeyField(f);
       const out: Row = {};

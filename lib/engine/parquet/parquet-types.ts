@@ -28,6 +28,7 @@
  * demands.
  */
 import type * as Arrow from 'apache-arrow';
+import { AnalysisException } from '../errors';
 import type { Field } from '../types';
 import { windowFields } from '../query/data-types';
 import { intervalTypeText } from '../query/interval-utils';
@@ -83,6 +84,9 @@ export function arrowTypeOf(a: ArrowModule, f: Field): Arrow.DataType {
     case 'unknown':
       // 'unknown': a column whose type the analyzer could not name, written as its text.
       return new a.Utf8();
+    // Spark's ParquetFileFormat.supportDataType refuses it: a month has no fixed length.
+    case 'calendar_interval':
+      throw new AnalysisException(`The Parquet datasource doesn't support the column \`${f.name}\` of the type "INTERVAL". Write CAST(${f.name} AS STRING), or an ANSI interval (make_ym_interval, make_dt_interval)`, { column: f.name }, 'UNSUPPORTED_DATA_TYPE_FOR_DATASOURCE');
   }
 }
 
@@ -101,6 +105,8 @@ export function weirTypeName(f: Field): string {
       return `struct<${windowFields(f).map((c) => `${c.name}:${weirTypeName(c)}`).join(',')}>`;
     case 'day_time_interval': case 'year_month_interval':
       return intervalTypeText(f.type, f.interval).toLowerCase();
+    case 'calendar_interval':
+      return 'interval';
     case 'long':
     case 'double':
     case 'string':
@@ -129,6 +135,8 @@ export function unreadableReason(a: ArrowModule, t: Arrow.DataType, f: Field): s
       return a.DataType.isInt(t) && t.isSigned && t.bitWidth === 64 ? null : no;
     case 'year_month_interval':
       return a.DataType.isInt(t) && t.isSigned && t.bitWidth === 32 ? null : no;
+    case 'calendar_interval':
+      return no;
     case 'double':
       return a.DataType.isFloat(t) ? null : no;
     case 'string':

@@ -151,10 +151,12 @@ function flatColumn(a: ArrowModule, f: Field, rows: Row[]): Arrow.Data | undefin
       }
       return a.makeData({ type: type as Arrow.Utf8, length: n, nullCount, nullBitmap, valueOffsets: offsets, data: new Uint8Array(values.buffer, values.byteOffset, at) });
     }
+    // A CalendarInterval is refused by arrowTypeOf above.
     case 'array':
     case 'map':
     case 'struct':
     case 'window':
+    case 'calendar_interval':
       return undefined;
   }
 }
@@ -179,6 +181,9 @@ function builderValue(v: unknown, f: Field): unknown {
       const w = v as { start: number; end: number };
       return { start: w.start, end: w.end };
     }
+    // Refused by arrowTypeOf before any value is built.
+    case 'calendar_interval':
+      return null;
     case 'struct': {
       const o = v as Row;
       const out: Row = {};
@@ -219,6 +224,7 @@ function holdsTimestamp(f: Field): boolean {
     case 'array': return f.elementType !== undefined && holdsTimestamp(f.elementType);
     case 'map': return f.valueType !== undefined && holdsTimestamp(f.valueType);
     case 'binary': case 'boolean': case 'date': case 'day_time_interval': case 'decimal': case 'double': case 'long': case 'string': case 'unknown': case 'year_month_interval':
+    case 'calendar_interval':
       return false;
   }
 }
@@ -260,6 +266,7 @@ function withMicros(data: Arrow.Data, values: readonly unknown[], f: Field): voi
       return;
     }
     case 'binary': case 'boolean': case 'date': case 'day_time_interval': case 'decimal': case 'double': case 'long': case 'string': case 'unknown': case 'year_month_interval':
+    case 'calendar_interval':
       return;
   }
 }

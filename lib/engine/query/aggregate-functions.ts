@@ -339,11 +339,7 @@ export function foldSlots(op: AggregateOp, slots: Float64Array, at: number, base
   }
 }
 
-/**
- * The inverse distribution functions, written `percentile_cont(p) WITHIN GROUP (ORDER BY x [DESC])`:
- * the aggregation resolves them as Spark's PercentileCont and PercentileDisc, (x, p, reverse).
- */
-export const WITHIN_GROUP_NAMES: readonly string[] = ['percentile_cont', 'percentile_disc'];
+export const PERCENTILE_WITHIN_GROUP: readonly string[] = ['percentile_cont', 'percentile_disc'];
 
 /**
  * Every aggregate function by name, with how many arguments it takes (for the editor's
@@ -364,7 +360,7 @@ export const AGGREGATE_FUNCTIONS: Readonly<Record<string, { min: number; max: nu
   ...Object.fromEntries(PERCENTILE_NAMES.map((n) => [n, { min: 2, max: 3 }])),
   median: { min: 1, max: 1 }, mode: { min: 1, max: 2 }, percentile: { min: 2, max: 3 }, histogram_numeric: { min: 2, max: 2 },
   // `percentile_cont(p) WITHIN GROUP (ORDER BY x)`: the one argument written in the call.
-  ...Object.fromEntries(WITHIN_GROUP_NAMES.map((n) => [n, { min: 1, max: 1 }])),
+  ...Object.fromEntries(PERCENTILE_WITHIN_GROUP.map((n) => [n, { min: 1, max: 1 }])),
   bitmap_construct_agg: { min: 1, max: 1 }, bitmap_or_agg: { min: 1, max: 1 }, count_min_sketch: { min: 4, max: 4 },
   hll_sketch_agg: { min: 1, max: 2 }, hll_union_agg: { min: 1, max: 2 },
 };
@@ -722,14 +718,11 @@ function resolve(name: string, call: AggregateCall, text: string): AggregateFunc
       return exactPercentile(name, arg!, args[1], { reverse: args[2].literal?.value === true, discrete: name === 'percentile_disc' }, text);
     }
     case 'mode': {
-      // Spark 4's Mode, an inverse distribution function: mode() is its WITHIN GROUP form's.
-      if (args.length === 0 && !call.star) {
-        throw new AnalysisException('[INVALID_INVERSE_DISTRIBUTION_FUNCTION.WITHIN_GROUP_MISSING] Invalid inverse distribution function `mode`: WITHIN GROUP is required for inverse distribution function. Write mode(x)', { aggregate: text }, 'INVALID_INVERSE_DISTRIBUTION_FUNCTION.WITHIN_GROUP_MISSING');
-      }
-      arity(1, 2);
+      // mode(x[, deterministic]), or the planner's (x, true, reverse) of `mode() WITHIN GROUP (ORDER BY x [DESC])`.
+      arity(1, 3);
       if (arg!.type === 'map') fail('mode() cannot count maps (a map has no equality)');
       modeDeterministic(args[1], text);
-      return mode(shapeOf(arg!));
+      return mode(shapeOf(arg!), args[2]?.literal?.value === true);
     }
     case 'percentile_approx':
     case 'approx_percentile': {
@@ -811,7 +804,7 @@ function resolve(name: string, call: AggregateCall, text: string): AggregateFunc
 function exactPercentile(name: string, x: AggregateArg, p: AggregateArg, options: PercentileOptions, text: string): AggregateFunction {
   const interval = x.type === 'year_month_interval' || x.type === 'day_time_interval' ? x.type : undefined;
   // Spark's DATATYPE_MISMATCH of the call, named as Spark names it: percentile_cont(x, p), without the planner's `reverse`.
-  const sqlExpr = WITHIN_GROUP_NAMES.includes(name) ? text.replace(/, (true|false)\)$/, ')') : text;
+  const sqlExpr = PERCENTILE_WITHIN_GROUP.includes(name) ? text.replace(/, (true|false)\)$/, ')') : text;
   const mismatch = (subclass: string, message: string): never => {
     throw new AnalysisException(`[DATATYPE_MISMATCH.${subclass}] Cannot resolve "${sqlExpr}" due to data type mismatch: ${message}`, { aggregate: text }, `DATATYPE_MISMATCH.${subclass}`);
   };

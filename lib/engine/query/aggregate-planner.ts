@@ -16,7 +16,8 @@
  */
 import { unsupportedOperation } from '../errors';
 import type { Schema } from '../types';
-import { FIRST_LAST_NAMES, isAggregateFunctionName, WITHIN_GROUP_NAMES } from './aggregate-functions';
+import { FIRST_LAST_NAMES, isAggregateFunctionName } from './aggregate-functions';
+import { unsupportedSyntax, WITHIN_GROUP_NAMES } from './within-group';
 import { canonicalized, exprChildren, exprToString, METADATA_COLUMN, referencedColumns, type Expr, type SqlPosition } from './expression';
 import { lineColumn, type ExpressionBuilder } from './expression-builder';
 import { groupingCall, groupingCallName, groupingSetsOf, hasDuplicateGroupingSets, HIVE_GROUPING_ID, hiveGroupingId, isGroupingCall } from './grouping-analytics';
@@ -26,9 +27,10 @@ import { isNondeterministicFunction } from './random-functions';
 import { GROUPING_ID_COLUMN, GROUPING_POS_COLUMN, type LogicalPlan, type NamedExpr } from './logical-plan';
 import { expressionSql } from './parser/expression-sql';
 import { mapExpression, someExpression } from './parser/expression-tree';
-import { IntegerType, sql } from './parser/data-type';
+import { BooleanType, IntegerType, sql } from './parser/data-type';
 import type { Expression, Position, SortOrder } from './parser/unresolved-plan';
 import { SqlValidationError } from './sql-error';
+import { writtenColumnName } from './column-names';
 
 const AGG_PREFIX = '__agg';
 const KEY_PREFIX = '__key';
@@ -94,21 +96,42 @@ function aggregateText(name: string, args: Expr[], filter: Expr | undefined): st
 }
 
 /**
- * `percentile_cont(p) WITHIN GROUP (ORDER BY x [DESC])` (and percentile_disc) as Spark's
- * PercentileCont(x, p, reverse); undefined for any other call (Spark 3.5's grammar gives WITHIN
- * GROUP, with one percentage and one ordering, to these two names only).
+ * Spark's checks of a call's WITHIN GROUP (FunctionResolution.validateFunction, with the
+ * function builders' argument counts before them), and what the call is then: for
+ * `percentile_cont(p) WITHIN GROUP (ORDER BY x [DESC])` (and percentile_disc) Spark's
+ * PercentileCont(x, p, reverse), for `mode() WITHIN GROUP (ORDER BY x [DESC])` its Mode(x) of
+ * deterministic ties, the least value (the greatest with DESC): (x, true, reverse).
+ * Undefined for a call without WITHIN GROUP that needs none (mode(x)); a function that takes no
+ * WITHIN GROUP is refused with it.
  */
 export function withinGroup(n: Call): { args: Expression[]; reverse: boolean } | undefined {
   const name = n.nameParts[0].toLowerCase();
   const order = n.orderingWithinGroup;
-  if (!WITHIN_GROUP_NAMES.includes(name)) return undefined;
-  if (!order) {
+  const pos = lineColumn(n.pos);
+  if (!WITHIN_GROUP_NAMES.includes(name)) {
+    if (order) throw unsupportedSyntax(name, 'WITHIN GROUP (ORDER BY ...)', pos);
+    return undefined;
+  }
+  const invalid = (sub: string, why: string) => new SqlValidationError(`[INVALID_WITHIN_GROUP_EXPRESSION.${sub}] Invalid function \`${name}\` with WITHIN GROUP. ${why}`, pos, name, `INVALID_WITHIN_GROUP_EXPRESSION.${sub}`);
+  const isMode = name === 'mode';
+  const written = n.arguments.length;
+  if (isMode ? written > 2 : written !== 1) {
     throw new SqlValidationError(
-      `[INVALID_WITHIN_GROUP_EXPRESSION.WITHIN_GROUP_MISSING] Invalid function \`${name}\` with WITHIN GROUP: WITHIN GROUP is required for inverse distribution function. Write ${name}(p) WITHIN GROUP (ORDER BY x)`,
-      lineColumn(n.pos), name, 'INVALID_WITHIN_GROUP_EXPRESSION.WITHIN_GROUP_MISSING',
+      `[WRONG_NUM_ARGS.WITHOUT_SUGGESTION] The \`${name}\` requires ${isMode ? '0' : '1'} parameters but the actual number is ${written}. Write ${isMode ? 'mode() WITHIN GROUP (ORDER BY x)' : `${name}(percentage) WITHIN GROUP (ORDER BY x)`}`,
+      pos, name, 'WRONG_NUM_ARGS.WITHOUT_SUGGESTION',
     );
   }
-  return { args: [order[0].child, n.arguments[0]], reverse: order[0].direction === 'Descending' };
+  if (n.isDistinct) throw invalid('DISTINCT_UNSUPPORTED', `Cannot use DISTINCT with WITHIN GROUP. Take ${name} of the rows as they are`);
+  // mode(x[, deterministic]): the ordering is written in the call, none may follow it.
+  if (isMode && written > 0) {
+    if (order) throw invalid('WRONG_NUM_ORDERINGS', `Requires 0 orderings in WITHIN GROUP but got ${order.length}. Write mode() WITHIN GROUP (ORDER BY x) or mode(x)`);
+    return undefined;
+  }
+  if (!order) throw invalid('WITHIN_GROUP_MISSING', `WITHIN GROUP is required for inverse distribution function. Write ${isMode ? 'mode() WITHIN GROUP (ORDER BY x) or mode(x)' : `${name}(p) WITHIN GROUP (ORDER BY x)`}`);
+  if (order.length !== 1) throw invalid('WRONG_NUM_ORDERINGS', `Requires 1 orderings in WITHIN GROUP but got ${order.length}. Order by the one value it reads`);
+  const reverse = order[0].direction === 'Descending';
+  const deterministic: Expression = { kind: 'Literal', value: true, dataType: BooleanType, pos: n.pos };
+  return { args: [order[0].child, isMode ? deterministic : n.arguments[0]], reverse };
 }
 
 /** A select item without its alias, and the alias. */
@@ -210,13 +233,6 @@ export function buildAggregation(c: AggregationClauses, child: LogicalPlan, chil
     const within = withinGroup(n);
     let args = within ? within.args.map((a) => builder.build(a)) : positionalArguments(name, n.arguments, n.pos).flatMap((a) => builder.argument(a));
     if (within) args.push({ kind: 'literal', value: within.reverse, type: 'boolean', pos });
-    // Spark 4's Mode is an inverse distribution function, which takes no DISTINCT.
-    if (n.isDistinct && name === 'mode') {
-      throw new SqlValidationError(
-        '[INVALID_INVERSE_DISTRIBUTION_FUNCTION.DISTINCT_UNSUPPORTED] Invalid inverse distribution function `mode`: Cannot use DISTINCT with WITHIN GROUP. Take mode(x) of the rows as they are',
-        pos, name, 'INVALID_INVERSE_DISTRIBUTION_FUNCTION.DISTINCT_UNSUPPORTED',
-      );
-    }
     if (n.isDistinct && !c.batch) {
       throw unsupportedOperation('Distinct aggregations are not supported on streaming DataFrames/Datasets. Consider using approx_count_distinct() instead.', { aggregate: `${name}(DISTINCT ${args.map(exprToString).join(', ')})` });
     }
@@ -229,7 +245,7 @@ export function buildAggregation(c: AggregationClauses, child: LogicalPlan, chil
     }
     const ignoresNulls = firstLast && args[1]?.kind === 'literal' && args[1].value === true;
     const text = n.isDistinct ? `${name}(DISTINCT ${args.map(exprToString).join(', ')})${filter ? ` FILTER (WHERE ${exprToString(filter)})` : ''}` : within
-      ? `${name}(${exprToString(args[1])}) WITHIN GROUP (ORDER BY ${exprToString(args[0])}${within.reverse ? ' DESC' : ''})${filter ? ` FILTER (WHERE ${exprToString(filter)})` : ''}`
+      ? `${name}(${name === 'mode' ? '' : exprToString(args[1])}) WITHIN GROUP (ORDER BY ${exprToString(args[0])}${within.reverse ? ' DESC' : ''})${filter ? ` FILTER (WHERE ${exprToString(filter)})` : ''}`
       : firstLast ? aggregateText(name, args.slice(0, 1), filter) + (ignoresNulls ? ' ignore nulls' : '') : aggregateText(name, args, filter);
     // count(*) (the front end reads it as count(1), as Spark does) counts rows: the aggregate's fast path.
     const star = name === 'count' && args.length === 1 && args[0].kind === 'literal' && args[0].value !== null;
@@ -634,8 +650,12 @@ function orderByAll(sort: SortClause, out: readonly string[], input: Schema = []
 
 function sortsOutputColumn(e: Expression, out: readonly string[]): string | undefined {
   if (isPosition(e)) return out[Number(e.value) - 1];
-  if (e.kind === 'UnresolvedAttribute') return out.find((n) => n.toLowerCase() === e.nameParts[e.nameParts.length - 1].toLowerCase());
-  return undefined;
+  if (e.kind !== 'UnresolvedAttribute') return undefined;
+  const name = e.nameParts[e.nameParts.length - 1].toLowerCase();
+  // A qualified name of a column the output repeats (`ORDER BY b.f1` over `a.*, b.*`) is that
+  // side's column, not the output's first of the name.
+  if (e.nameParts.length > 1 && out.filter((n) => writtenColumnName(n).toLowerCase() === name).length > 1) return undefined;
+  return out.find((n) => n.toLowerCase() === name);
 }
 
 /**

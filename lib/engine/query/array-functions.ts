@@ -13,7 +13,7 @@ import { RecordExpressionError } from '../errors';
 import { encodeKey } from '../state/state-value-codec';
 import { joinChecked } from './function-args';
 import type { CollectionFunctionDef } from './function-types';
-import { keyText } from './map-functions';
+import { mapKeyText } from './map-keys';
 import { elementOf, integralWidth, isOrderable, sameType, typeOfField, typeText, type TypeInfo } from './data-types';
 import { compareValues, sqlEquals } from './ordering';
 import { castValue, isNumeric } from './sql-values';
@@ -171,7 +171,7 @@ function comparable(a: TypeInfo, b: TypeInfo): boolean {
 }
 
 function mapGet(m: Record<string, unknown>, k: unknown, keyType: TypeInfo): unknown {
-  const text = keyText(k, keyType);
+  const text = mapKeyText(k, keyType);
   return Object.hasOwn(m, text) ? (m[text] ?? null) : null;
 }
 

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { getDuration, safeStringToInterval, stringToInterval } from './calendar-interval';
+import { toLong } from './long';
+import { add, divide, getDuration, makeInterval, multiply, negate, safeStringToInterval, stringToInterval, toMultiUnitsString } from './calendar-interval';
 
 const DAY_US = 86_400_000_000n;
 const iv = (months: number, days: number, micros: number | bigint) => ({ months, days, micros });
@@ -98,5 +99,69 @@ describe("getDuration (Spark's IntervalUtils.getDuration)", () => {
     expect(getDuration(iv(1, -40, 0))).toBe(-9n * DAY_US);
     expect(getDuration(iv(1, 0, 0), 30)).toBe(30n * DAY_US);
     expect(getDuration(iv(0, 1, 2n ** 60n))).toBe(DAY_US + 2n ** 60n);
+  });
+});
+
+describe("toMultiUnitsString (Spark's IntervalUtils.toMultiUnitsString)", () => {
+  it.each([
+    // IntervalUtilsSuite's and sql-tests' texts.
+    [iv(0, 0, 0), '0 seconds'],
+    [iv(14, 0, 0), '1 years 2 months'],
+    [iv(-14, 0, 0), '-1 years -2 months'],
+    [iv(3, 0, 3_600_000_000), '3 months 1 hours'],
+    [iv(0, 1, 2_500_000), '1 days 2.5 seconds'],
+    [iv(14, 25, 18_367_008_009), '1 years 2 months 25 days 5 hours 6 minutes 7.008009 seconds'],
+    [iv(0, 0, 123_456_789_012_123_456n), '34293552 hours 30 minutes 12.123456 seconds'],
+    [iv(0, 0, -1_000_000), '-1 seconds'],
+    [iv(0, 0, -500_000), '-0.5 seconds'],
+    [iv(0, 0, 1), '0.000001 seconds'],
+    [iv(0, 0, 60_000_000), '1 minutes'],
+    [iv(0, -3, 14_400_000_000), '-3 days 4 hours'],
+    [iv(-2147483648, -2147483648, -(2n ** 63n)), '-178956970 years -8 months -2147483648 days -2562047788 hours -0 minutes -54.775808 seconds'.replace(' -0 minutes', '')],
+  ] as const)('case %#: %o', (i, text) => {
+    expect(toMultiUnitsString({ ...i, micros: typeof i.micros === 'bigint' ? toLong(i.micros) : i.micros })).toBe(text);
+  });
+
+  it('reads back as the same interval (stringToInterval of toMultiUnitsString)', () => {
+    const int = fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 });
+    const micros = fc.oneof(fc.integer({ min: -1e12, max: 1e12 }), fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }).map(toLong));
+    fc.assert(
+      fc.property(int, int, micros, (months, days, us) => {
+        const i = { months, days, micros: us };
+        expect(stringToInterval(toMultiUnitsString(i))).toEqual(i);
+      }),
+    );
+  });
+});
+
+describe("IntervalUtils' arithmetic with ANSI off", () => {
+  it('makeInterval: the parts summed, null where an INT or the microseconds overflow', () => {
+    expect(makeInterval(1, 2, 3, 4, 5, 6, 7_008_009n)).toEqual(iv(14, 25, 18_367_008_009));
+    expect(makeInterval(178956970, 7, 0, 0, 0, 0, 0n)).toEqual(iv(2147483647, 0, 0));
+    expect(makeInterval(178956970, 8, 0, 0, 0, 0, 0n)).toBe(null);
+    // 2^31 / 12 years overflow their product before the sum could bring them back.
+    expect(makeInterval(178956971, -20, 0, 0, 0, 0, 0n)).toBe(null);
+    expect(makeInterval(0, 0, 306783379, 0, 0, 0, 0n)).toBe(null);
+    expect(makeInterval(0, 0, 0, 0, 2147483647, 2147483647, 999_999_999_999_999_999n)).toEqual(iv(0, 0, toLong(7_730_941_129_200_000_000n + 128_849_018_820_000_000n + 999_999_999_999_999_999n)));
+  });
+
+  it('negate, add and subtract: field by field, wrapping as Java does', () => {
+    expect(negate(iv(1, -2, 3))).toEqual(iv(-1, 2, -3));
+    expect(negate(iv(-2147483648, 0, toLong(-(2n ** 63n))))).toEqual(iv(-2147483648, 0, toLong(-(2n ** 63n))));
+    expect(add(iv(1, 2, 3), iv(10, 20, 30))).toEqual(iv(11, 22, 33));
+    expect(add(iv(1, 2, 3), iv(10, 20, 30), -1)).toEqual(iv(-9, -18, -27));
+    expect(add(iv(2147483647, 0, 0), iv(1, 0, 0))).toEqual(iv(-2147483648, 0, 0));
+  });
+
+  it("multiply and divide: a month's fraction dropped, a day's to the microseconds (Spark: 1 months 1 days * 1.5 = 1 months 1 days 12 hours)", () => {
+    expect(toMultiUnitsString(multiply(iv(1, 1, 0), 1.5))).toBe('1 months 1 days 12 hours');
+    expect(toMultiUnitsString(multiply(iv(0, 0, 1_000_000), 2.5))).toBe('2.5 seconds');
+    // Spark's docs of `/`: interval 2 month / 2 is 1 months; interval 3 days / 2 1 days 12 hours.
+    expect(toMultiUnitsString(divide(iv(2, 0, 0), 2)!)).toBe('1 months');
+    expect(toMultiUnitsString(divide(iv(0, 3, 0), 2)!)).toBe('1 days 12 hours');
+    expect(divide(iv(1, 0, 0), 0)).toBe(null);
+    // Java's (int) of a double saturates, and Math.round of NaN is 0.
+    expect(multiply(iv(2147483647, 1, 0), 2)).toEqual(iv(2147483647, 2, 0));
+    expect(multiply(iv(1, 0, 0), NaN)).toEqual(iv(0, 0, 0));
   });
 });

@@ -4,6 +4,7 @@
  * conversions between it and a schema Field (a column, a struct field, an array element).
  */
 import type { Field, Schema } from '../types';
+import { writtenColumnName } from './column-names';
 import { LONG_DECIMAL, literalDecimalType, MAX_PRECISION, type DecimalType } from './decimal';
 import type { Expr } from './expression';
 import { fullRange, intervalTypeText, type IntervalFields } from './interval-utils';
@@ -54,6 +55,14 @@ const WINDOW_FIELDS_NTZ: Field[] = WINDOW_FIELDS.map((f) => ({ ...f, ntz: true }
 /** The fields `start` and `end` of a window column `f` (TIMESTAMP_NTZ when the column is marked ntz). */
 export const windowFields = (f: Field): Field[] => (f.ntz ? WINDOW_FIELDS_NTZ : WINDOW_FIELDS);
 
+/** Whether `t` may key a map: Spark refuses a MAP, or an array or struct holding one, as a key. */
+export function isMapKeyType(t: TypeInfo): boolean {
+  if (t.type === 'map') return false;
+  if (t.type === 'array') return isMapKeyType(typeOfField(t.elementType!));
+  if (t.type === 'struct') return (t.fields ?? []).every((f) => isMapKeyType(typeOfField(f)));
+  return true;
+}
+
 /** A schema field's expression type, with what its values carry beside it. */
 export function typeOfField(f: Field): TypeInfo {
   switch (f.type) {
@@ -81,7 +90,7 @@ export function typeOfField(f: Field): TypeInfo {
       return { type: f.type, ...(f.ntz ? { ntz: true as const } : {}), ...(f.watermarkDelayMs === undefined ? {} : { watermarkDelayMs: f.watermarkDelayMs }) };
     case 'double':
       return f.float32 ? { type: 'double', float32: true } : { type: 'double' };
-    case 'string': case 'boolean': case 'binary': case 'date':
+    case 'string': case 'boolean': case 'binary': case 'date': case 'calendar_interval':
       return { type: f.type };
   }
 }
@@ -108,11 +117,12 @@ export function fieldOfType(name: string, t: TypeInfo, nullable = true): Field {
 }
 
 /**
- * Whether values of `t` have an order (Spark's RowOrdering.isOrderable): everything but a map,
- * and arrays and structs of orderable types.
+ * Whether values of `t` have an order (Spark's RowOrdering.isOrderable): everything but a map and
+ * a CalendarInterval (a month has no fixed length, so `1 months` and `30 days` are neither equal
+ * nor ordered), and arrays and structs of orderable types.
  */
 export function isOrderable(t: TypeInfo | Field): boolean {
-  if (t.type === 'map') return false;
+  if (t.type === 'map' || t.type === 'calendar_interval') return false;
   if (t.type === 'array') return t.elementType === undefined || isOrderable(t.elementType);
   if (t.type === 'struct') return (t.fields ?? []).every(isOrderable);
   return true;
@@ -147,7 +157,7 @@ export function floatingNumbersNormalizer(t: TypeInfo | Field): ((v: unknown) =>
     }
     // Every member listed, so that a new one is a lint error until it is handled here.
     case 'binary': case 'boolean': case 'date': case 'day_time_interval': case 'decimal': case 'long': case 'map': case 'null':
-    case 'string': case 'timestamp': case 'unknown': case 'window': case 'year_month_interval':
+    case 'string': case 'timestamp': case 'unknown': case 'window': case 'year_month_interval': case 'calendar_interval':
     default:
       return undefined;
   }
@@ -170,6 +180,7 @@ export function typeText(t: TypeInfo | Field): string {
       return `DECIMAL(${d.precision},${d.scale})`;
     }
     case 'day_time_interval': case 'year_month_interval': return intervalTypeText(t.type, t.interval);
+    case 'calendar_interval': return 'INTERVAL';
     // Every member listed, so that a new one is a lint error until it is handled here.
     case 'binary': case 'boolean': case 'date': case 'null': case 'string': case 'unknown': case 'window':
     default: return t.type.toUpperCase();
@@ -188,7 +199,7 @@ export function simpleTypeString(t: TypeInfo | Field): string {
     case 'struct': return `struct<${(info.fields ?? []).map((f) => `${f.name}:${simpleTypeString(f)}`).join(',')}>`;
     case 'null': return 'void';
     case 'binary': case 'boolean': case 'date': case 'decimal': case 'double': case 'long': case 'string': case 'timestamp':
-    case 'day_time_interval': case 'year_month_interval':
+    case 'day_time_interval': case 'year_month_interval': case 'calendar_interval':
       return typeText(info).toLowerCase();
   }
 }
@@ -201,7 +212,7 @@ export interface SparkColumn {
 
 /** The columns of `schema` with Spark's type names, not Weir's internal ones (an INT is `int`, not `long`). */
 export function sparkColumns(schema: Schema): SparkColumn[] {
-  return schema.map((f) => ({ name: f.name, type: simpleTypeString(f) }));
+  return schema.map((f) => ({ name: writtenColumnName(f.name), type: simpleTypeString(f) }));
 }
 
 /** Whether two types are the same type (element, key and value types included). */
@@ -235,7 +246,7 @@ function equalsIgnoreNameAndCompatibleNullability(from: Field, to: Field): boole
       return schemasEqualIgnoreNameAndCompatibleNullability(windowFields(from), windowFields(to));
     // Every member listed, so that a new one is a lint error until it is handled here.
     case 'binary': case 'boolean': case 'date': case 'day_time_interval': case 'decimal': case 'double': case 'long':
-    case 'string': case 'timestamp': case 'unknown': case 'year_month_interval':
+    case 'string': case 'timestamp': case 'unknown': case 'year_month_interval': case 'calendar_interval':
       return typeText(from) === typeText(to);
   }
 }
@@ -271,8 +282,8 @@ export function fieldOfDataType(name: string, t: DataType, nullable = true): Fie
     case 'map': {
       const k = fieldOfDataType('key', t.keyType, false);
       if (typeof k === 'string') return k;
-      // A map is kept as an object keyed by the key's text (map-functions.ts says why).
-      if (k.type === 'array' || k.type === 'map' || k.type === 'struct') return `${name} is ${sparkSql(t)}: a map's key must be a simple type such as STRING or BIGINT`;
+      // Spark's INVALID_MAP_KEY_TYPE: a map cannot key a map.
+      if (!isMapKeyType(typeOfField(k))) return `${name} is ${sparkSql(t)}: a map's key cannot be or hold a MAP (INVALID_MAP_KEY_TYPE)`;
       const v = fieldOfDataType('value', t.valueType, t.valueContainsNull);
       return typeof v === 'string' ? v : { name, type: 'map', keyType: k, valueType: v, nullable };
     }

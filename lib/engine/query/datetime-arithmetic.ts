@@ -14,19 +14,24 @@
  * | interval ± interval of one kind | Add, Subtract | the wider interval type |
  * | interval × number, number × interval | MultiplyDTInterval, MultiplyYMInterval | the kind's whole range |
  * | interval ÷ number | DivideDTInterval, DivideYMInterval | the kind's whole range |
+ * | timestamp ± CalendarInterval | TimeAdd | TIMESTAMP |
+ * | date ± CalendarInterval | DateAddInterval | DATE |
+ * | CalendarInterval ± CalendarInterval | Add, Subtract | INTERVAL |
+ * | CalendarInterval × number, number × CalendarInterval, CalendarInterval ÷ number (a DOUBLE) | MultiplyInterval, DivideInterval | INTERVAL |
  *
  * `interval + date` and `interval + timestamp` are the same as the other order. Values and
  * rounding are interval-utils.ts's.
  */
 import type { CompiledExpr } from './function-types';
-import { bigOf, type Long } from './long';
+import { bigOf, toLong, type Long } from './long';
 import { isInterval, type ExprType } from './sql-values';
 import {
   dateAddMonths, divideHalfUp, exactMicros, exactMonths, fullRange, intervalDividedByZero, MICROS_PER_DAY, roundHalfUp,
   timestampAddMicros, timestampAddMonths, widestFields, type IntervalFields,
 } from './interval-utils';
 import { pow10 } from './decimal';
-import { timestampFromDate } from './date';
+import { dateFromTimestamp, timestampFromDate } from './date';
+import { add, divide, multiply, negate, type CalendarInterval } from './calendar-interval';
 import { microsOfTimestamp } from './timestamp-micros';
 
 type Op = '+' | '-' | '*' | '/';
@@ -71,6 +76,8 @@ export const negateInterval = (kind: 'day_time_interval' | 'year_month_interval'
  * undefined otherwise (the caller's numeric rules, and its errors, then apply).
  */
 export function datetimeArithmetic(op: Op, l: CompiledExpr, r: CompiledExpr): CompiledExpr | undefined {
+  const calendar = calendarIntervalArithmetic(op, l, r);
+  if (calendar) return calendar;
   if (op === '+' || op === '-') {
     // interval + datetime is datetime + interval.
     if (op === '+' && isInterval(l.type) && isDatetime(r.type)) return datetimeArithmetic('+', r, l);
@@ -139,4 +146,48 @@ function scaleInterval(op: Op, i: CompiledExpr, n: CompiledExpr): CompiledExpr |
     );
   }
   return nullSafeBinary(type, i, n, (a, b) => exact(op === '*' ? big(a) * bigOf(b as Long) : divideHalfUp(big(a), bigOf(b as Long))));
+}
+
+/** The CalendarInterval rows of the table above; the number scaling one is a DOUBLE (the compiler casts it). */
+function calendarIntervalArithmetic(op: Op, l: CompiledExpr, r: CompiledExpr): CompiledExpr | undefined {
+  const isCalendar = (c: CompiledExpr) => c.type === 'calendar_interval';
+  if (!isCalendar(l) && !isCalendar(r)) return undefined;
+  const type = { type: 'calendar_interval' as const };
+  if (op === '+' || op === '-') {
+    if (op === '+' && isCalendar(l) && isDatetime(r.type)) return calendarIntervalArithmetic('+', r, l);
+    if (isDatetime(l.type) && isCalendar(r)) {
+      const sign = op === '-' ? (i: CalendarInterval) => negate(i) : (i: CalendarInterval) => i;
+      return l.type === 'date'
+        ? nullSafeBinary({ type: 'date' }, l, r, (a, b) => dateAddInterval(a as number, sign(b as CalendarInterval)))
+        : nullSafeBinary({ type: 'timestamp', ...ntzOf(l) }, l, r, (a, b) => timestampAddInterval(a as number, sign(b as CalendarInterval)));
+    }
+    if (isCalendar(l) && isCalendar(r)) return nullSafeBinary(type, l, r, (a, b) => add(a as CalendarInterval, b as CalendarInterval, op === '-' ? -1 : 1));
+    return undefined;
+  }
+  if (op === '*' && isCalendar(r) && l.type === 'double') return nullSafeBinary(type, r, l, (a, b) => multiply(a as CalendarInterval, b as number));
+  if (isCalendar(l) && r.type === 'double') {
+    if (op === '*') return nullSafeBinary(type, l, r, (a, b) => multiply(a as CalendarInterval, b as number));
+    if (op === '/') return nullSafeBinary(type, l, r, (a, b) => divide(a as CalendarInterval, b as number));
+  }
+  return undefined;
+}
+
+/**
+ * Spark's DateTimeUtils.timestampAddInterval in UTC: plus the months (plusMonths: the day of
+ * month kept, or the new month's last day), then the days (of 24 hours in UTC), then the
+ * microseconds.
+ */
+export function timestampAddInterval(ts: number, i: CalendarInterval): number {
+  const months = i.months === 0 ? ts : timestampAddMonths(ts, i.months);
+  return timestampAddMicros(months, toLong(BigInt(i.days) * MICROS_PER_DAY + BigInt(i.micros)));
+}
+
+/**
+ * Spark's DateAddInterval with ANSI off: a date plus the months and the days (dateAddInterval)
+ * when the interval has no microseconds, else the date's midnight plus the interval, cut back
+ * to its day.
+ */
+function dateAddInterval(days: number, i: CalendarInterval): number {
+  if (BigInt(i.micros) === 0n) return dateAddMonths(days, i.months) + i.days;
+  return dateFromTimestamp(timestampAddInterval(timestampFromDate(days), i));
 }

@@ -22,13 +22,12 @@ import { dateFromTimestamp, dateOf, DAY_MS, parseDate, timestampFromDate, utc } 
 import type { DecimalType } from './decimal';
 import { isStr, nums, str } from './function-args';
 import type { CallCompiler, CallExpr, CompiledExpr, FunctionDef } from './function-types';
-import { SqlValidationError } from './sql-error';
-import { fitsLong, toLong } from './long';
 import type { Expr } from './expression';
 import { formatWithPattern, parseDatetime, tokenizePattern } from './datetime-patterns';
 import { fromWallClock, offsetAt, zoneOf, type Zone } from './time-zones';
 import { isNumeric, type ExprType } from './sql-values';
 import { parseTimestampLiteral } from './expression-builder';
+import { intervalField as calendarIntervalField, makeInterval as makeCalendarInterval, type CalendarInterval } from './calendar-interval';
 
 const ts = (args: ExprType[], i = 0): string | undefined => (args[i] === 'timestamp' || args[i] === 'null' ? undefined : 'expects a timestamp argument (CAST a string with CAST(x AS TIMESTAMP))');
 
@@ -219,9 +218,9 @@ const DATE_PART: FunctionDef = {
   type: (a, lits) => {
     if (!isStr(a[0])) return 'the field must be a string';
     const field = lits && typeof lits[0] === 'string' ? extractField(lits[0]) : undefined;
-    if (a[1] === 'day_time_interval' || a[1] === 'year_month_interval') {
+    if (a[1] === 'day_time_interval' || a[1] === 'year_month_interval' || a[1] === 'calendar_interval') {
       const from = INTERVAL_FIELDS[a[1]];
-      return field && from.includes(field) ? (field === 'second' ? 'decimal' : 'long') : `takes ${from.map((f) => f.toUpperCase()).join(', ')} from ${a[1] === 'day_time_interval' ? 'a day-time' : 'a year-month'} interval`;
+      return field && from.includes(field) ? (field === 'second' ? 'decimal' : 'long') : `takes ${from.map((f) => f.toUpperCase()).join(', ')} from ${a[1] === 'day_time_interval' ? 'a day-time interval' : a[1] === 'year_month_interval' ? 'a year-month interval' : 'an interval'}`;
     }
     return dayArg(a, 1) ?? (field === 'second' ? 'decimal' : 'long');
   },
@@ -230,17 +229,18 @@ const DATE_PART: FunctionDef = {
   // INT, MONTH, HOUR and MINUTE a TINYINT (ExtractIntervalPart).
   resultIntegral: (a, lits) => {
     const field = typeof lits[0] === 'string' ? extractField(lits[0]) : undefined;
-    return (a[1] === 'day_time_interval' || a[1] === 'year_month_interval') && (field === 'month' || field === 'hour' || field === 'minute') ? 8 : 32;
+    return (a[1] === 'day_time_interval' || a[1] === 'year_month_interval' || a[1] === 'calendar_interval') && (field === 'month' || field === 'hour' || field === 'minute') ? 8 : 32;
   },
   impl: ([field, v], _c, t) => {
     if (t[1] === 'day_time_interval' || t[1] === 'year_month_interval') return intervalField(extractField(field as string)!, v, t[1]);
+    if (t[1] === 'calendar_interval') return calendarIntervalField(v as CalendarInterval, extractField(field as string) as Parameters<typeof calendarIntervalField>[1]);
     const ms = t[1] === 'date' ? timestampFromDate(v as number) : toMs(v, t[1]);
     return ms === null ? null : FIELDS[extractField(field as string)!](ms);
   },
 };
 
 /** The fields EXTRACT takes from an interval (Spark's ExtractIntervalPart). */
-const INTERVAL_FIELDS = { day_time_interval: ['day', 'hour', 'minute', 'second'], year_month_interval: ['year', 'month'] };
+const INTERVAL_FIELDS = { day_time_interval: ['day', 'hour', 'minute', 'second'], year_month_interval: ['year', 'month'], calendar_interval: ['year', 'month', 'day', 'hour', 'minute', 'second'] };
 
 /**
  * A field of an interval, signed as the interval (Spark's ExtractANSIInterval*): days, then the
@@ -348,73 +348,29 @@ function wholeMonths(a: number, b: number): number {
 }
 
 const INT = { type: 'long', integral: 32 } as const;
-const INT32_MIN = -(2 ** 31), INT32_MAX = 2 ** 31 - 1;
 
 /**
  * Spark's MakeInterval: each part 0 when left out, the first six read as INTs and secs as a
- * DECIMAL(18,6) (its microseconds), NULL with a NULL part and, ANSI off, where a sum overflows.
- * Spark returns a CalendarInterval (months, days and microseconds in one value), a type Weir does
- * not have: the call is an INTERVAL DAY TO SECOND when its years and months are left out or
- * literal zeros (weeks and days become 24-hour days; an INTERVAL DAY when only they are not), an
- * INTERVAL YEAR TO MONTH when its other parts are; both parts non-zero is refused. Added to a timestamp or a date in UTC, either gives
- * Spark's answer: a CalendarInterval adds its months, then its days as 24 hours each, then its
- * microseconds.
+ * DECIMAL(18,6) (its microseconds), the CalendarInterval IntervalUtils.makeInterval makes of
+ * them; NULL with a NULL part and, ANSI off (and in try_make_interval), where a sum overflows.
  */
 function makeInterval(): FunctionDef {
-  // A literal as written: the resolved plan holds it under the implicit cast to the part's type.
-  const literal = (e: Expr): Expr => (e.kind === 'cast' && e.implicit ? literal(e.arg) : e);
-  const zero = (e: Expr | undefined) => {
-    const l = e && literal(e);
-    return l === undefined || (l.kind === 'literal' && l.value !== null && Number(l.value) === 0);
-  };
-  const nullLiteral = (e: Expr) => { const l = literal(e); return l.kind === 'literal' && l.value === null; };
-  const int32 = (v: number) => (v >= INT32_MIN && v <= INT32_MAX ? v : null);
   return {
     min: 0, max: 7,
-    type: (a) => nums(a) ?? 'day_time_interval',
+    type: (a) => nums(a) ?? 'calendar_interval',
     impl: () => null,
     inputTypes: (args) => args.map((_, i) => (i < 6 ? INT : { type: 'decimal', decimal: { precision: 18, scale: 6 } })),
-    typed: (e: CallExpr, args: CompiledExpr[]): CompiledExpr | undefined => {
+    typed: (_e: CallExpr, args: CompiledExpr[]): CompiledExpr | undefined => {
       const bad = args.findIndex((a) => !isNumeric(a.type) && a.type !== 'decimal');
       if (bad >= 0) return undefined;
       const evals = args.map((a) => a.eval);
-      const part = (values: unknown[], i: number): number | bigint => (values[i] ?? (i === 6 ? 0n : 0)) as number | bigint;
-      const yearMonth = !zero(e.args[0]) || !zero(e.args[1]);
-      const dayTime = e.args.slice(2).some((a) => !zero(a));
-      if (yearMonth && dayTime && !e.args.some(nullLiteral)) {
-        throw new SqlValidationError(
-          `${e.name}() with both years or months and a day or time part makes Spark's CalendarInterval, which Weir does not have (its intervals are ANSI: year-month or day-time). ` +
-            `Write the two parts apart: ts + make_ym_interval(years, months) + make_dt_interval(days, hours, mins, secs), or make_interval(years, months) and make_interval(0, 0, weeks, days, hours, mins, secs)`,
-          e.pos, `${e.name}()`,
-        );
-      }
-      const values = (r: Parameters<CompiledExpr['eval']>[0], c: Parameters<CompiledExpr['eval']>[1]): unknown[] | null => {
-        const v = evals.map((f) => f(r, c));
-        return v.some((x) => x === null) ? null : v;
-      };
-      if (yearMonth && !dayTime) {
-        return {
-          type: 'year_month_interval', interval: { start: 0, end: 1 },
-          eval: (r, c) => {
-            const v = values(r, c);
-            const years = v && int32(Number(part(v, 0)) * 12);
-            return years === null ? null : int32(Number(part(v!, 1)) + years);
-          },
-        };
-      }
       return {
-        // Of weeks and days alone an INTERVAL DAY, so that a date plus it is a DATE, as Spark's
-        // date plus a CalendarInterval is.
-        type: 'day_time_interval', interval: { start: 0, end: e.args.slice(4).every(zero) ? 0 : 3 },
+        type: 'calendar_interval',
         eval: (r, c) => {
-          const v = values(r, c);
-          if (!v) return null;
-          // Spark's Math.multiplyExact and addExact on INTs: an overflow on the way is one too.
-          const weeks = int32(Number(part(v, 2)) * 7);
-          const days = weeks === null ? null : int32(Number(part(v, 3)) + weeks);
-          if (days === null) return null;
-          const micros = BigInt(days) * MICROS_PER_DAY + BigInt(part(v, 4)) * 3_600_000_000n + BigInt(part(v, 5)) * 60_000_000n + BigInt(part(v, 6));
-          return fitsLong(micros) ? toLong(micros) : null;
+          const v = evals.map((f) => f(r, c));
+          if (v.some((x) => x === null)) return null;
+          const part = (i: number) => Number(v[i] ?? 0);
+          return makeCalendarInterval(part(0), part(1), part(2), part(3), part(4), part(5), (v[6] ?? 0n) as bigint);
         },
       };
     },

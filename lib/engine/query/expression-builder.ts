@@ -15,9 +15,11 @@ import type { DataType } from './parser/data-type';
 import { sql as dataTypeSql } from './parser/data-type';
 import type { DecimalValue, Expression, LogicalPlan as UnresolvedPlan, Position } from './parser/unresolved-plan';
 import { notSupportedYet, SqlValidationError } from './sql-error';
+import { unsupportedSyntax, WITHIN_GROUP_NAMES } from './within-group';
 import { fieldOfDataType } from './data-types';
 import { someExpression } from './parser/expression-tree';
 import { positionalArguments } from './named-arguments';
+import { writtenColumnName } from './column-names';
 
 /** 1-based line and column of a front-end position (what errors and `explain` carry). */
 export function lineColumn(pos: Position | undefined): SqlPosition | undefined {
@@ -53,7 +55,9 @@ function sqlTypeOf(t: DataType): SqlType | undefined {
     case 'timestamp': case 'timestamp_ntz': return 'timestamp';
     case 'date': return 'date';
     case 'binary': return 'binary';
-    case 'null': case 'array': case 'map': case 'struct': case 'calendar_interval': case 'day_time_interval': case 'year_month_interval':
+    // `INTERVAL` alone: Spark's CalendarIntervalType (calendar-interval.ts).
+    case 'calendar_interval': return 'calendar_interval';
+    case 'null': case 'array': case 'map': case 'struct': case 'day_time_interval': case 'year_month_interval':
     default: return undefined;
   }
 }
@@ -68,26 +72,6 @@ export function ambiguousReference(name: string, columns: string[], pos: SqlPosi
     `Reference \`${name}\` is ambiguous, could be: [${quoted.join(', ')}]. Qualify it with the table's name or alias (${columns[0]})`,
     pos, 'column reference', 'AMBIGUOUS_REFERENCE',
   );
-}
-
-/**
- * A subquery's output may name two columns alike (`SELECT * FROM a JOIN b ON a.k = b.k` keeps
- * both `k`), as Spark's plans may: a row holds each under a name of its own, the later ones as
- * `<name>` + this mark + a number, written `<name>` (a star and the output show them so) and
- * ambiguous wherever a name reads them (Spark's AMBIGUOUS_REFERENCE). The mark is a character no
- * SQL text writes unquoted.
- */
-export const DUPLICATE_COLUMN_MARK = '\u0000';
-
-/** The row's column for the `n`-th (from 1) repeat of the output name `name`. */
-export function duplicateColumn(name: string, n: number): string {
-  return `${name}${DUPLICATE_COLUMN_MARK}${n}`;
-}
-
-/** The name a column is written as: a repeated output name's (see DUPLICATE_COLUMN_MARK), any other as itself. */
-export function writtenColumnName(column: string): string {
-  const i = column.indexOf(DUPLICATE_COLUMN_MARK);
-  return i > 0 ? column.slice(0, i) : column;
 }
 
 /** Names that are a function when no column has them (Catalyst with ANSI off: current_date, user…). */
@@ -123,6 +107,8 @@ export class ExpressionBuilder {
   private readonly unqualified = new Map<string, Set<string>>();
   /** The joined row's disambiguated columns → the name the user wrote for them (`a.value` → `value`). */
   private readonly written = new Map<string, string>();
+  /** A side's plain-named column → `<its side>.<name>`, as an ambiguous reference lists it. */
+  private readonly qualified = new Map<string, string>();
 
   /**
    * Where a select item is built: the columns a `*` or `t.*` argument of a function stands for
@@ -200,11 +186,15 @@ export class ExpressionBuilder {
     /** The query's text: an extraction is `.field` or `[key]` by the character before it. */
     private readonly sql: string,
   ) {
-    for (const columns of scope.sides?.values() ?? []) {
+    for (const [qualifier, columns] of scope.sides ?? []) {
       for (const [name, column] of columns) {
         if (!this.unqualified.has(name)) this.unqualified.set(name, new Set());
         this.unqualified.get(name)!.add(column);
         if (column.toLowerCase() !== name) this.written.set(column, column.slice(column.length - name.length));
+        // A side's column that kept its plain name is named by the side in a message, as Spark's
+        // AMBIGUOUS_REFERENCE names each attribute (`e`.`region`, `b`.`region`): the last of its
+        // side's names, its alias.
+        else this.qualified.set(column, `${qualifier}.${column}`);
       }
     }
     for (const [name, column] of scope.merged ?? []) this.unqualified.set(name, new Set([column]));
@@ -239,6 +229,7 @@ export class ExpressionBuilder {
         return this.literal(e);
       case 'UnresolvedFunction': {
         const name = e.nameParts.join('.').toLowerCase();
+        if (e.orderingWithinGroup && !WITHIN_GROUP_NAMES.includes(name)) throw unsupportedSyntax(name, 'WITHIN GROUP (ORDER BY ...)', pos);
         if (e.isDistinct || e.filter || e.orderingWithinGroup) {
           const form = e.isDistinct ? 'DISTINCT …)' : e.filter ? '…) FILTER (…)' : '…) WITHIN GROUP (…)';
           throw new SqlValidationError(`${name}(${form} is only allowed in the select list or HAVING of an aggregation`, pos, name);
@@ -422,7 +413,7 @@ export class ExpressionBuilder {
     } else {
       if (parts.length > 1 && this.scope.qualifiers.has(parts[0].toLowerCase())) rest = parts.slice(1);
       const columns = this.unqualified.get(rest[0].toLowerCase());
-      if (columns && columns.size > 1) throw ambiguousReference(rest[0], [...columns].map(writtenColumnName), pos);
+      if (columns && columns.size > 1) throw ambiguousReference(rest[0], [...columns].map((c) => this.qualified.get(c) ?? writtenColumnName(c)), pos);
       if (columns) rest = [[...columns][0], ...rest.slice(1)];
     }
     const [name, ...fields] = rest;

@@ -13,11 +13,12 @@ import { compileCorrelatedSubquery, compileOuterReference } from './correlated-s
 import { sqlFunctionCatalog } from './function-catalog';
 import { levenshtein } from './string-functions';
 import type { Field, Schema } from '../types';
-import { decimalOperand, elementOf, fieldOfType, integralWidth, sameType, typeOfField, typeText, widensToFloat, type TypeInfo } from './data-types';
+import { decimalOperand, elementOf, fieldOfType, integralWidth, isMapKeyType, sameType, typeOfField, typeText, widensToFloat, type TypeInfo } from './data-types';
 import { GENERATORS } from './generators';
 import type { CompiledLambda, LambdaCompiler } from './higher-order-functions';
 import { FUNCTION_REGISTRY } from './function-registry';
 import { buildMap } from './map-functions';
+import { mapKeyText, mapKeyValue } from './map-keys';
 import { asFloat, floatFromLong, formatFloat } from './float';
 import { castTypeText, exprToString, structFieldName, type Expr, type SqlType } from './expression';
 import type { CallExpr, CallRewrite, CollectionFunctionDef, CompiledExpr, Evaluator, FunctionDef } from './function-types';
@@ -37,6 +38,7 @@ import {
 } from './decimal';
 import { checkStringLength } from './value-limits';
 import { datetimeArithmetic, negateInterval, nullSafeBinary, nullSafeUnary } from './datetime-arithmetic';
+import { negate as negateCalendarInterval, type CalendarInterval } from './calendar-interval';
 import { castIntervalFields, castOverflow, castStringToInterval, decimalOutOfRange, formatInterval, fullRange, intervalToNumber, intervalTypeText, numberToInterval, widestFields, type IntervalKind } from './interval-utils';
 import { windowNotComputedHere } from './time-windowing';
 import {
@@ -126,7 +128,7 @@ function comparisonStringType(s: TypeInfo, other: TypeInfo): TypeInfo | undefine
     // Beside a BINARY its bytes (non-ANSI: `'1' = X'31'` is true).
     case 'binary': return { type: 'binary' };
     // A string beside a string or NULL is no promotion.
-    case 'string': case 'null': case 'day_time_interval': case 'year_month_interval': case 'array': case 'map': case 'struct':
+    case 'string': case 'null': case 'day_time_interval': case 'year_month_interval': case 'calendar_interval': case 'array': case 'map': case 'struct':
     default: return undefined;
   }
 }
@@ -246,6 +248,30 @@ function sameStructure(a: TypeInfo, b: TypeInfo): boolean {
   return false;
 }
 
+/** Decimal digits of each integer width (Spark's DecimalType.forType). */
+const INTEGRAL_DIGITS: Record<number, number> = { 8: 3, 16: 5, 32: 10, 64: 20 };
+
+/**
+ * Spark's Cast.forceNullable for the casts a wider type asks for: whether casting a `from` value
+ * to `to` can give NULL (a decimal too narrow, text read as a number); a cast to STRING, a number
+ * to a DOUBLE or a date to a timestamp cannot.
+ */
+function castCanFail(from: TypeInfo, to: TypeInfo): boolean {
+  if (sameType(from, to) || from.type === 'null' || to.type === 'string') return false;
+  if (to.type === 'decimal') {
+    const { precision, scale } = to.decimal!;
+    if (from.type === 'long') return precision - scale < INTEGRAL_DIGITS[from.integral ?? 64];
+    if (from.type === 'decimal') return precision - scale < from.decimal!.precision - from.decimal!.scale || scale < from.decimal!.scale;
+    return true;
+  }
+  if (to.type === 'double') return !(from.type === 'long' || from.type === 'decimal' || from.type === 'double');
+  if (to.type === 'long') return from.type !== 'long';
+  if (to.type === 'timestamp') return from.type !== 'date';
+  if (to.type === 'array' && from.type === 'array') return castCanFail(typeOfField(from.elementType!), typeOfField(to.elementType!));
+  if (to.type === 'struct' && from.type === 'struct') return (to.fields ?? []).some((f, i) => castCanFail(typeOfField(from.fields![i]), typeOfField(f)));
+  return true;
+}
+
 /** A compiled array, map or struct (or NULL) read as the wider type `to`: cast where it differs. */
 function readAs(c: CompiledExpr, to: TypeInfo): CompiledExpr {
   if (c.type !== 'null' && sameType(c, to) && !c.voidElements) return c;
@@ -303,9 +329,12 @@ function complexText(t: TypeInfo): (v: unknown) => string {
     return (v) => `[${(v as unknown[]).map(el).join(', ')}]`;
   }
   if (t.type === 'map') {
-    // A map's keys are kept as their text (map-functions.ts), which is the key's CAST text.
+    // A simple key's text (map-keys.ts) is its CAST text; an array or struct key is read back and written as CAST writes it.
+    const kt = typeOfField(t.keyType!);
+    const keyText = isComplex(kt.type) ? complexText(kt) : undefined;
+    const key = (k: string) => (keyText ? keyText(mapKeyValue(k, kt)) : k);
     const value = inner(t.valueType!);
-    return (v) => `{${Object.entries(v as Record<string, unknown>).map(([k, x]) => `${k} -> ${value(x)}`).join(', ')}}`;
+    return (v) => `{${Object.entries(v as Record<string, unknown>).map(([k, x]) => `${key(k)} -> ${value(x)}`).join(', ')}}`;
   }
   const fields = (t.fields ?? []).map((f) => ({ name: f.name, text: inner(f) }));
   return (v) => `{${fields.map((f) => f.text((v as Record<string, unknown>)[f.name])).join(', ')}}`;
@@ -353,16 +382,15 @@ function complexCast(from: TypeInfo, to: Field): ((v: unknown) => unknown) | str
       const value = part(typeOfField(from.valueType!), to.valueType!);
       if (typeof key === 'string') return key;
       if (typeof value === 'string') return value;
-      // A map's keys are kept as their text (map-functions.ts): read, cast, written back.
-      const readKey = (k: string) => (fk.type === 'string' ? k : castValue(k, 'string', fk.type as SqlType, undefined, fk.decimal));
-      const writeKey = (k: unknown) => (tk.type === 'string' ? k : castValue(k, tk.type as SqlType, 'string', tk.precision === undefined ? undefined : { precision: tk.precision, scale: tk.scale ?? 0 }));
+      // A map's keys are kept as their text (map-keys.ts): read, cast, written back.
+      const tkType = typeOfField(tk);
       return (v) => {
         const out: Record<string, unknown> = {};
         for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
-          const cast = key(readKey(k));
+          const cast = key(mapKeyValue(k, fk));
           // Spark fails on a NULL map key; ANSI off, the whole map is NULL here.
           if (cast === null) return null;
-          Object.defineProperty(out, String(writeKey(cast)), { value: value(x), enumerable: true, writable: true, configurable: true });
+          Object.defineProperty(out, mapKeyText(cast, tkType), { value: value(x), enumerable: true, writable: true, configurable: true });
         }
         return out;
       };
@@ -385,14 +413,17 @@ function complexCast(from: TypeInfo, to: Field): ((v: unknown) => unknown) | str
     }
     // The builder makes a nested CAST only for these three; listed so a new type is a lint error here.
     case 'binary': case 'boolean': case 'date': case 'day_time_interval': case 'decimal': case 'double': case 'long': case 'string':
-    case 'timestamp': case 'unknown': case 'window': case 'year_month_interval':
+    case 'timestamp': case 'unknown': case 'window': case 'year_month_interval': case 'calendar_interval':
     default:
       return `Not a nested type: ${typeText(to)}.`;
   }
 }
 
+/** What to do instead of comparing CalendarIntervals, which Spark neither orders nor compares. */
+const UNORDERED_INTERVAL = 'Compare CAST(… AS STRING), or an ANSI interval (make_ym_interval, make_dt_interval), which has an order.';
+
 /** The types a function returns (its type() gives a message otherwise). */
-const RESULT_TYPES: string[] = ['long', 'double', 'decimal', 'string', 'boolean', 'timestamp', 'date', 'binary', 'day_time_interval', 'year_month_interval', 'null'];
+const RESULT_TYPES: string[] = ['long', 'double', 'decimal', 'string', 'boolean', 'timestamp', 'date', 'binary', 'day_time_interval', 'year_month_interval', 'calendar_interval', 'null'];
 
 /** Finds a column by exact name, else by a unique case-insensitive match. */
 export function resolveColumn(schema: Schema, name: string): Schema[number] | undefined {
@@ -655,6 +686,7 @@ class ExpressionCompiler implements LambdaCompiler {
           const negate = negateInterval(a.type);
           return { type: a.type, interval: a.interval, eval: (r, c) => { const v = a.eval(r, c); return v === null ? null : negate(v); } };
         }
+        if (a.type === 'calendar_interval') return { type: a.type, ...nullSafeUnary(a, (v) => negateCalendarInterval(v as CalendarInterval)) };
         if (!isNumeric(a.type) && a.type !== 'decimal') this.fail(e, `Unary minus needs a number or an interval, got ${a.type}`, 'DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE');
         // Unary minus is the same for a number and a decimal's bigint.
         if (a.integral) {
@@ -695,7 +727,7 @@ class ExpressionCompiler implements LambdaCompiler {
           this.mismatch(e, 'DATA_DIFF_TYPES', `Input to \`in\` should all be the same type, but it's [${types}].`, 'The list has values of a type the value does not widen with: CAST them to one type.');
         }
         // In's type check (checkForOrderingExpr): maps have no order, as in a comparison.
-        if (a.type === 'map') this.mismatch(e, 'INVALID_ORDERING_TYPE', `The \`in\` does not support ordering on type "${typeText(a)}".`, 'Look the maps\' keys or values up instead (map_keys, map_values, a key\'s value).');
+        if (a.type === 'map' || a.type === 'calendar_interval') this.mismatch(e, 'INVALID_ORDERING_TYPE', `The \`in\` does not support ordering on type "${typeText(a)}".`, a.type === 'map' ? 'Look the maps\' keys or values up instead (map_keys, map_values, a key\'s value).' : UNORDERED_INTERVAL);
         const neg = e.negated;
         const equal = equalityOf(a.type);
         return {
@@ -947,6 +979,14 @@ class ExpressionCompiler implements LambdaCompiler {
     if (high) this.implicitCast(e, e.high, high);
   }
 
+  withWiderKeys(left: CompiledExpr, right: CompiledExpr): [CompiledExpr, CompiledExpr] | undefined {
+    const [lk, rk] = [typeOfField(left.keyType!), typeOfField(right.keyType!)];
+    const key = widerType(lk, rk);
+    if (!key || castCanFail(lk, key) || castCanFail(rk, key)) return undefined;
+    const readKeysAs = (m: CompiledExpr) => readAs(m, { type: 'map', keyType: fieldOfType('key', key, false), valueType: m.valueType });
+    return [readKeysAs(left), readKeysAs(right)];
+  }
+
   /** Spark's LambdaBinder: `e` as a function of variables of these types (higher-order-functions.ts). */
   lambda(e: Expr, params: TypeInfo[]): CompiledLambda {
     const vars = params.map(() => ({ value: null as unknown }));
@@ -1086,23 +1126,26 @@ class ExpressionCompiler implements LambdaCompiler {
       if (lt.type === 'date' && ((e.op === '-' && rt.type === 'timestamp') || timeOf(rt))) l = this.castOperand(e, e.left, l, { type: 'timestamp', ...(rt.ntz ? { ntz: true as const } : {}) });
       if (rt.type === 'date' && ((e.op === '-' && lt.type === 'timestamp') || (e.op === '+' && timeOf(lt)))) r = this.castOperand(e, e.right, r, { type: 'timestamp', ...(lt.ntz ? { ntz: true as const } : {}) });
     }
-    // …and a string plus or minus a day-time interval is CAST(TimeAdd(CAST(s AS TIMESTAMP), i) AS
-    // STRING): the time the string names, moved, as text ('2017-12-11' + INTERVAL 2 DAY is
-    // '2017-12-13 00:00:00').
-    const stringFirst = l.type === 'string' && r.type === 'day_time_interval';
-    if ((e.op === '+' && (stringFirst || (l.type === 'day_time_interval' && r.type === 'string'))) || (e.op === '-' && stringFirst)) {
+    // …and a string plus or minus a day-time interval or a CalendarInterval is
+    // CAST(TimeAdd(CAST(s AS TIMESTAMP), i) AS STRING): the time the string names, moved, as text
+    // ('2017-12-11' + INTERVAL 2 DAY is '2017-12-13 00:00:00').
+    const timeAdded = (t: ExprType) => t === 'day_time_interval' || t === 'calendar_interval';
+    const stringFirst = l.type === 'string' && timeAdded(r.type);
+    if ((e.op === '+' && (stringFirst || (timeAdded(l.type) && r.type === 'string'))) || (e.op === '-' && stringFirst)) {
       const [text, interval] = stringFirst ? [e.left, e.right] : [e.right, e.left];
       const moved: Expr = { kind: 'binary', op: e.op, left: implicitCastExpr(text, { type: 'timestamp' }), right: interval, ...(e.pos ? { pos: e.pos } : {}) };
       const { dataType: _type, ...asText } = implicitCastExpr(moved, { type: 'string' });
       return this.compile(asText);
     }
-    if ((e.op === '*' || e.op === '/') && (isInterval(l.type) || isInterval(r.type))) {
+    const anyInterval = (t: ExprType) => isInterval(t) || t === 'calendar_interval';
+    if ((e.op === '*' || e.op === '/') && (anyInterval(l.type) || anyInterval(r.type))) {
       // Spark's MultiplyDTInterval, DivideYMInterval …: a string or a NULL scaling an interval is
-      // read as a DOUBLE (ImplicitTypeCasts); nothing is divided by an interval.
-      const scale = (x: CompiledExpr) => x.type === 'string' || x.type === 'null';
-      if (isInterval(l.type) && scale(r)) r = this.castOperand(e, e.right, r, { type: 'double' });
-      else if (e.op === '*' && isInterval(r.type) && scale(l)) l = this.castOperand(e, e.left, l, { type: 'double' });
-      else if (e.op === '/' && isInterval(r.type)) {
+      // read as a DOUBLE (ImplicitTypeCasts), and any number scaling a CalendarInterval
+      // (MultiplyInterval and DivideInterval take a DOUBLE); nothing is divided by an interval.
+      const scale = (x: CompiledExpr, i: CompiledExpr) => x.type === 'string' || x.type === 'null' || (i.type === 'calendar_interval' && (x.type === 'long' || x.type === 'decimal'));
+      if (anyInterval(l.type) && scale(r, l)) r = this.castOperand(e, e.right, r, { type: 'double' });
+      else if (e.op === '*' && anyInterval(r.type) && scale(l, r)) l = this.castOperand(e, e.left, l, { type: 'double' });
+      else if (e.op === '/' && anyInterval(r.type)) {
         this.mismatch(e, 'BINARY_OP_DIFF_TYPES', `the left and right operands of the binary operator have incompatible types ("${typeText(l)}" and "${typeText(r)}").`, 'An interval divides; nothing is divided by one.');
       }
     }
@@ -1119,6 +1162,7 @@ class ExpressionCompiler implements LambdaCompiler {
     if (nullBeside && (e.op === '+' || e.op === '-')) {
       const nothing = () => null;
       if (nullBeside.type === 'day_time_interval' || nullBeside.type === 'year_month_interval') return { type: nullBeside.type, interval: nullBeside.interval, eval: nothing };
+      if (nullBeside.type === 'calendar_interval') return { type: nullBeside.type, eval: nothing };
       if (nullBeside.type === 'date' && e.op === '-') return { type: 'day_time_interval', interval: { start: 0, end: 0 }, eval: nothing };
       if (nullBeside.type === 'timestamp' && e.op === '-') return { type: 'day_time_interval', interval: fullRange('day_time_interval'), eval: nothing };
       if (nullBeside.type === 'date') return { type: 'timestamp', eval: nothing };
@@ -1238,9 +1282,13 @@ class ExpressionCompiler implements LambdaCompiler {
       if (l.type === 'boolean' && number(r)) l = this.castOperand(e, left, l, typeOfCompiled(r));
       else if (r.type === 'boolean' && number(l)) r = this.castOperand(e, right, r, typeOfCompiled(l));
     }
-    // Spark refuses to compare maps (their entries have no order, and two equal ones are two objects).
-    const map = l.type === 'map' ? l : r.type === 'map' ? r : undefined;
-    if (map) this.mismatch(e, 'INVALID_ORDERING_TYPE', `The \`${op}\` does not support ordering on type "${typeText(map)}".`, 'Compare the maps\' keys or values (map_keys, map_values, a key\'s value).');
+    // Spark refuses to compare maps (their entries have no order, and two equal ones are two
+    // objects) and CalendarIntervals (a month has no fixed length).
+    const map = [l, r].find((x) => x.type === 'map' || x.type === 'calendar_interval');
+    if (map) {
+      this.mismatch(e, 'INVALID_ORDERING_TYPE', `The \`${op}\` does not support ordering on type "${typeText(map)}".`,
+        map.type === 'map' ? 'Compare the maps\' keys or values (map_keys, map_values, a key\'s value).' : UNORDERED_INTERVAL);
+    }
     if (!unifyTypes(l.type, r.type)) {
       this.mismatch(e, 'BINARY_OP_DIFF_TYPES', `the left and right operands of the binary operator have incompatible types ("${typeText(l)}" and "${typeText(r)}").`, `Cannot compare ${l.type} with ${r.type}; CAST one side.`);
     }
@@ -1539,7 +1587,7 @@ class ExpressionCompiler implements LambdaCompiler {
     if (e.args.length % 2 !== 0) this.fail(e, 'map() takes key/value pairs: map(key1, value1, key2, value2, …)');
     const keys = unify(e.args.filter((_, i) => i % 2 === 0), 'keys');
     const vals = unify(e.args.filter((_, i) => i % 2 === 1), 'values');
-    if (['array', 'map', 'struct'].includes(keys.type.type)) this.fail(e, `map() keys must be of a simple type, got ${typeText(keys.type)}`);
+    if (!isMapKeyType(keys.type)) this.mismatch(e, 'INVALID_MAP_KEY_TYPE', `The input ${typeText(keys.type)} is an invalid type for a map key.`, 'A map cannot key a map: use keys of another type.');
     const kt: TypeInfo = keys.type.type === 'null' ? { type: 'string' } : keys.type;
     // No keys or no values but NULLs: Spark's MAP<VOID, VOID> (map()), which widens to any map.
     const voidOf = (t: TypeInfo) => (t.type === 'null' ? { void: true as const } : {});
@@ -1703,7 +1751,8 @@ class ExpressionCompiler implements LambdaCompiler {
     // timestamp its `yyyy-MM-dd HH:mm:ss` text, an interval `INTERVAL '1' DAY`).
     if (def.textArgs) {
       args = args.map((a, i) => {
-        if (a.type === 'string' || a.type === 'binary' || a.type === 'null' || isComplex(a.type)) return a;
+        // A CalendarInterval is no atomic type: left for the function's type check to refuse.
+        if (a.type === 'string' || a.type === 'binary' || a.type === 'null' || a.type === 'calendar_interval' || isComplex(a.type)) return a;
         this.implicitCast(e, e.args[i], { type: 'string' });
         return convert(a, 'string');
       });

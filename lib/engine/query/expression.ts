@@ -14,8 +14,11 @@ import { INTEGRAL_NAMES, type IntegralBits } from './long';
 import { formatTimestamp } from './timestamp-micros';
 import type { ScalarSubquery } from './logical-plan';
 
-/** A type a literal or a CAST can have: a `decimal` carries its DecimalType beside it. */
-export type SqlType = ColumnType | 'decimal' | 'date' | IntervalKind;
+/**
+ * A type a literal or a CAST can have: a `decimal` carries its DecimalType beside it;
+ * `calendar_interval` is Spark's CalendarIntervalType (`interval`, calendar-interval.ts).
+ */
+export type SqlType = ColumnType | 'decimal' | 'date' | IntervalKind | 'calendar_interval';
 
 /** 1-based position in the SQL text. */
 export interface SqlPosition {
@@ -107,7 +110,7 @@ export function castTypeText(e: Extract<Expr, { kind: 'cast' }>): string {
   if (e.ntz) return 'TIMESTAMP_NTZ';
   if (e.target) return typeText(e.target);
   if (e.to === 'day_time_interval' || e.to === 'year_month_interval') return intervalTypeText(e.to, e.interval);
-  return e.to === 'long' ? 'BIGINT' : e.to.toUpperCase();
+  return e.to === 'long' ? 'BIGINT' : e.to === 'calendar_interval' ? 'INTERVAL' : e.to.toUpperCase();
 }
 
 const OPERATOR_CALLS: Record<string, string> = { '&': '&', '|': '|', '^': '^', div: 'div' };

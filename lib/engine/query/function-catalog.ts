@@ -3,7 +3,7 @@
  * registry the compiler resolves calls against (function-registry.ts), so that what is offered is
  * what runs.
  */
-import { WITHIN_GROUP_NAMES } from './aggregate-functions';
+import { PERCENTILE_WITHIN_GROUP } from './aggregate-functions';
 import { FUNCTION_REGISTRY } from './function-registry';
 import { higherOrderSignature } from './higher-order-functions';
 
@@ -36,7 +36,7 @@ export function sqlFunctionCatalog(): readonly SqlFunctionInfo[] {
     // Higher-order functions' arguments as Spark's reference names them: `aggregate(expr, start, merge[, finish])`;
     // the inverse distribution functions with their ordering: `percentile_cont(percentage) WITHIN GROUP (ORDER BY col)`.
     const sig = f.kind === 'higherOrder' ? higherOrderSignature(f.name, f.def)
-      : WITHIN_GROUP_NAMES.includes(f.name) ? `${f.name}(percentage) WITHIN GROUP (ORDER BY col)`
+      : PERCENTILE_WITHIN_GROUP.includes(f.name) ? `${f.name}(percentage) WITHIN GROUP (ORDER BY col)`
       : signature(f.name, f.min, f.max);
     byName.set(f.name, { name: f.name, signature: sig, kind });
   }

@@ -11,6 +11,7 @@ import { typeOfField, typeText, type TypeInfo } from './data-types';
 import { compiledByHook } from './function-args';
 import type { CallCompiler, CallExpr, CompiledExpr, FunctionDef } from './function-types';
 import { toLong, type Long } from './long';
+import type { CalendarInterval } from './calendar-interval';
 import type { ExprType } from './sql-values';
 import { microsOfTimestamp } from './timestamp-micros';
 
@@ -165,6 +166,8 @@ function hashOf<S>(t: TypeInfo, h: Hasher<S>): ((v: unknown, seed: S) => S) | st
     case 'long': return t.integral ? (v, seed) => h.int(v as number, seed) : (v, seed) => h.long(big(v), seed);
     // A day-time interval is its microseconds; a TIMESTAMP (NTZ too) its microseconds.
     case 'day_time_interval': return (v, seed) => h.long(big(v), seed);
+    // Spark's HashExpression: the microseconds, then the days, then the months.
+    case 'calendar_interval': return (v, seed) => { const i = v as CalendarInterval; return h.int(i.months, h.int(i.days, h.long(big(i.micros), seed))); };
     case 'timestamp': return (v, seed) => h.long(big(microsOfTimestamp(v as number)), seed);
     // -0.0 hashes as 0.0.
     case 'double': return t.float32 ? (v, seed) => h.int(v === 0 ? 0 : floatBits(v as number), seed) : (v, seed) => h.long(v === 0 ? 0n : doubleBits(v as number), seed);

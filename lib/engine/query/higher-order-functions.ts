@@ -15,15 +15,15 @@
  * function that ignores its variables: `transform(a, 0)` is an array of zeros.
  *
  * Values: an array is a JS array; a map a plain object from each key's text to its value
- * (map-functions.ts), so a lambda gets a map's key cast back to the key type.
+ * (map-keys.ts), so a lambda gets a map's key read back as the key type.
  */
 import { RecordExpressionError } from '../errors';
 import { compareValues } from './ordering';
 import { buildMap } from './map-functions';
-import { fieldOfType, integralWidth, isOrderable, sameType, typeOfField, typeText, type TypeInfo } from './data-types';
+import { mapKeyValue } from './map-keys';
+import { fieldOfType, isMapKeyType, isOrderable, sameType, typeOfField, typeText, type TypeInfo } from './data-types';
 import type { CallCompiler, CompiledExpr, EvalContext, Evaluator } from './function-types';
 import { exprToString, type Expr } from './expression';
-import { castValue } from './sql-values';
 import type { Row } from '../types';
 
 /** A lambda compiled for the function that binds it: set its variables, then evaluate the body. */
@@ -39,6 +39,12 @@ export interface LambdaCompiler extends CallCompiler {
    * parameters (INVALID_LAMBDA_FUNCTION_CALL otherwise), or any other expression.
    */
   lambda(e: Expr, params: TypeInfo[]): CompiledLambda;
+  /**
+   * Spark's MapZipWithCoercion: two maps read with one key type, the keys' wider type
+   * (findWiderTypeForTwo), when reading neither map's keys as that type can fail (Spark's
+   * Cast.forceNullable); undefined when there is no such type.
+   */
+  withWiderKeys(left: CompiledExpr, right: CompiledExpr): [CompiledExpr, CompiledExpr] | undefined;
 }
 
 type Call = Extract<Expr, { kind: 'call' }>;
@@ -95,14 +101,9 @@ function elementLambda(c: LambdaCompiler, e: Call, element: TypeInfo, bind: (x: 
   return { f: bind(fn, indexed ? [element, INT] : [element]), indexed };
 }
 
-/** A map key's value from its text (a map value keeps its keys as text). */
-function keyValue(text: string, key: TypeInfo): unknown {
-  return key.type === 'string' || key.type === 'null' ? text : castValue(text, 'string', key.type as never, undefined, key.decimal);
-}
-
 /** The map's entries as [typed key, value] pairs, in the map's order. */
 function entries(m: Record<string, unknown>, key: TypeInfo): [unknown, unknown][] {
-  return Object.entries(m).map(([k, v]) => [keyValue(k, key), v ?? null]);
+  return Object.entries(m).map(([k, v]) => [mapKeyValue(k, key), v ?? null]);
 }
 
 /** A map from the pairs of a map whose keys did not change (map_filter, transform_values). */
@@ -340,8 +341,8 @@ export const HIGHER_ORDER_FUNCTIONS: Record<string, HigherOrderFunctionDef> = {
     compile: (e, c) => {
       const { map, key, value } = mapArg(c, e, 0);
       const f = c.lambda(e.args[1], [key, value]);
-      if (f.type === 'map' || f.type === 'array' || f.type === 'struct') {
-        c.mismatch(e, 'INVALID_MAP_KEY_TYPE', `The input ${typeText(f)} is an invalid type for a map key.`, 'Map keys must be of a simple type in Weir.');
+      if (!isMapKeyType(f)) {
+        c.mismatch(e, 'INVALID_MAP_KEY_TYPE', `The input ${typeText(f)} is an invalid type for a map key.`, 'A map cannot key a map: give the lambda a key of another type.');
       }
       const [k, v] = f.vars;
       const body = f.body;
@@ -392,21 +393,22 @@ export const HIGHER_ORDER_FUNCTIONS: Record<string, HigherOrderFunctionDef> = {
       const right = mapArg(c, e, 1);
       let key = left.map.type === 'map' ? left.key : right.key;
       let keyType = left.map.type === 'map' ? left.map.keyType : right.map.type === 'map' ? right.map.keyType : { name: 'key', type: 'string' as const, nullable: false };
+      let [lm, rm] = [left.map, right.map];
       if (left.map.type === 'map' && right.map.type === 'map' && !sameType(left.key, right.key)) {
-        // Spark's findTightestCommonType of the keys: integers of two widths are the wider (a
-        // map's entries are keyed by their text, the same in either); any other pair is refused.
-        if (left.key.type !== 'long' || right.key.type !== 'long') {
-          c.mismatch(e, 'MAP_ZIP_WITH_DIFF_TYPES', `Input to the \`map_zip_with\` should have been two maps with compatible key types, but it's ["${typeText(left.key)}", "${typeText(right.key)}"].`, 'CAST the keys of one map to the key type of the other.');
+        // Both maps read with the keys' wider type, so that equal keys have one text (map-keys.ts).
+        const wider = c.withWiderKeys(left.map, right.map);
+        if (!wider) {
+          return c.mismatch(e, 'MAP_ZIP_WITH_DIFF_TYPES', `Input to the \`map_zip_with\` should have been two maps with compatible key types, but it's ["${typeText(left.key)}", "${typeText(right.key)}"].`, 'CAST the keys of one map to the key type of the other.');
         }
-        const bits = integralWidth(left.key, right.key);
-        key = { type: 'long', ...(bits ? { integral: bits } : {}) };
-        keyType = fieldOfType('key', key, false);
+        [lm, rm] = wider;
+        key = typeOfField(lm.keyType!);
+        keyType = lm.keyType;
       }
       const f = c.lambda(e.args[2], [key, left.value, right.value]);
       const [k, v1, v2] = f.vars;
       const body = f.body;
-      const getL = left.map.eval;
-      const getR = right.map.eval;
+      const getL = lm.eval;
+      const getR = rm.eval;
       return {
         type: 'map',
         keyType,
@@ -418,7 +420,7 @@ export const HIGHER_ORDER_FUNCTIONS: Record<string, HigherOrderFunctionDef> = {
           if (isNull(m2)) return null;
           const texts = [...new Set([...Object.keys(m1!), ...Object.keys(m2!)])];
           return sameKeys(texts.map((t) => {
-            k.value = keyValue(t, key);
+            k.value = mapKeyValue(t, key);
             v1.value = Object.hasOwn(m1!, t) ? (m1![t] ?? null) : null;
             v2.value = Object.hasOwn(m2!, t) ? (m2![t] ?? null) : null;
             return [t, body(row, ctx)];

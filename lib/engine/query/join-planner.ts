@@ -293,17 +293,9 @@ export function buildStreamStaticJoin(
   // A static column named like a column of the stream side (`name` of a second dimension table
   // where the first has one too) is kept as the row's `<alias>.<name>`, as a join of streams keeps
   // a shared name, so that `r.name` and `p.name` both read; unqualified it is ambiguous, as in
-  // Spark. A same-named key (USING, or `e.k = r.k`) is not: the join keeps the stream's.
-  const keyNames = new Set(join.usingColumns?.map(lower) ?? (join.condition ? splitConjunctivePredicates(join.condition) : []).flatMap((c) => {
-    const last = (x: Expression) => (x.kind === 'UnresolvedAttribute' ? lower(x.nameParts[x.nameParts.length - 1]) : undefined);
-    // Of a join of static tables, `q.k` is q's table's column, which the side may hold under
-    // another name (`r2.region` beside `r`'s `region`): a key of that name only where it is k.
-    const own = (x: Expression) => {
-      const m = x.kind === 'UnresolvedAttribute' && x.nameParts.length === 2 ? joined?.sides?.get(lower(x.nameParts[0])) : undefined;
-      return m ? lower(m.get(last(x)!) ?? '') : last(x);
-    };
-    return c.kind === 'BinaryOperator' && c.op === 'EqualTo' && last(c.left) !== undefined && last(c.left) === last(c.right) && own(c.left) === last(c.left) && own(c.right) === last(c.left) ? [last(c.left)!] : [];
-  }));
+  // Spark. A USING key is not: the join keeps the stream's (an ON equality `e.k = r.k` keeps
+  // both, as Spark's join outputs both sides' attributes).
+  const keyNames = new Set(join.usingColumns?.map(lower) ?? []);
   const tableColumns = view?.schema ?? table.schema;
   // The static side of an outer join is NULL where no row matched, its same-named key too
   // (`r.region` of a stream row with no match): there the key is the static side's own column,
@@ -540,7 +532,9 @@ function buildStaticJoin(join: Join, [l, r]: [StaticJoinSide, StaticJoinSide], s
   const scope: PlannedJoin['scope'] = shared.size === 0 && sideKeys.length === 0 ? undefined : {
     ...(sideKeys.length ? { merged: new Map(keys.map((f) => [lower(f.name), f.name] as const)) } : {}),
     sides: new Map([l, r].flatMap((s) => {
-      const names = new Map([...(s === l ? leftColumns : rightColumns).map((f) => [lower(f.name), rowName(s, f)] as const), ...sideKeys.filter((c) => c.side === s).map((c) => [lower(c.field.name), c.name] as const)]);
+      // In the side's own order, its USING keys where they stand (`nt1.*` of a RIGHT join is k, v1).
+      const own = new Map(sideKeys.filter((c) => c.side === s).map((c) => [lower(c.field.name), c.name] as const));
+      const names = new Map(schemaOf(s).flatMap((f) => (own.has(lower(f.name)) ? [[lower(f.name), own.get(lower(f.name))!] as const] : using.has(lower(f.name)) ? [] : [[lower(f.name), rowName(s, f)] as const])));
       // A join of static tables on a side: each of its tables' names reads that table's columns.
       const joined = s.side.joined;
       if (joined?.sides) return [...joined.sides].map(([q, m]) => [q, new Map([...m].map(([k, c]) => [k, names.get(lower(c)) ?? c]))] as const);

@@ -21,13 +21,15 @@ import { decimalFromDouble, decimalFromLong, formatDecimal, MAX_PRECISION } from
 import { fieldOfDataType, fieldOfType, typeOfField, typeText } from './data-types';
 import type { CallCompiler, CallExpr, CompiledExpr } from './function-types';
 import { checkStringLength } from './value-limits';
+import { mapKeyText, mapKeyValue } from './map-keys';
 import { foldedText } from './function-args';
 import { parseDataType, parseSchema } from './parser/data-type-parser';
 import type { DataType } from './parser/data-type';
-import { referencedColumns, type Expr, type SqlType } from './expression';
+import { referencedColumns, type Expr } from './expression';
 import { castValue, formatDouble, nonFiniteDouble } from './sql-values';
 import { parseTimestampLiteral } from './expression-builder';
 import { formatInterval, fullRange, parseInterval } from './interval-utils';
+import { safeStringToInterval, toMultiUnitsString, type CalendarInterval } from './calendar-interval';
 import { formatFloat } from './float';
 import { utcDate } from './timestamp-micros';
 
@@ -132,21 +134,23 @@ function convert(v: unknown, f: Field, o: JsonOptions = {}): unknown {
     // Spark's JacksonParser casts a string to the interval type.
     case 'day_time_interval': case 'year_month_interval':
       return typeof v === 'string' ? parseInterval(v, f.type, f.interval ?? fullRange(f.type)) : null;
+    case 'calendar_interval':
+      return typeof v === 'string' ? safeStringToInterval(v) : null;
     case 'window':
     case 'unknown':
       return null;
   }
 }
 
-/** A JSON object as a map (its keys converted to the key type and back to their text). */
+/** A JSON object as a map (its keys read as the key type and written back as their text, map-keys.ts). */
 function readMap(obj: Record<string, unknown>, f: Field, o: JsonOptions): Record<string, unknown> | null {
-  const kt = f.keyType!;
+  const kt = typeOfField(f.keyType!);
   const entries: [string, unknown][] = [];
   for (const [k, x] of Object.entries(obj)) {
-    const key = kt.type === 'string' ? k : castValue(k, 'string', kt.type as SqlType);
+    const key = mapKeyValue(k, kt);
     // A key that does not read as the key type makes the whole map NULL (PERMISSIVE).
     if (key === null) return null;
-    entries.push([kt.type === 'string' ? k : (castValue(key, kt.type as SqlType, 'string') as string), convert(x, f.valueType!, o)]);
+    entries.push([mapKeyText(key, kt), convert(x, f.valueType!, o)]);
   }
   return Object.fromEntries(entries);
 }
@@ -219,9 +223,11 @@ export function toJsonValue(v: unknown, f: Field, o: JsonWriteOptions = {}): unk
       return jsonNumber(formatDecimal(v as bigint, f.scale ?? 0));
     case 'date':
       return o.dateFormat ? formatWithPattern((v as number) * 86_400_000, o.dateFormat) : formatDate(v as number);
-    // Spark's JSON writer writes an interval as its ANSI string.
+    // Spark's JSON writer writes an interval as its string: an ANSI one's, a CalendarInterval's units.
     case 'day_time_interval': case 'year_month_interval':
       return formatInterval(f.type, v, f.interval ?? fullRange(f.type));
+    case 'calendar_interval':
+      return toMultiUnitsString(v as CalendarInterval);
     case 'double':
       return doubleJson(v as number, f.float32);
     case 'long':

@@ -4,33 +4,23 @@
  * map_contains_key), and the map value's rules they share with map(…): a NULL key is refused,
  * and so is a duplicate one (Spark's default spark.sql.mapKeyDedupPolicy=EXCEPTION).
  *
- * A MAP value is a plain object from each key's text (CAST(key AS STRING)) to its value, built
+ * A MAP value is a plain object from each key's text (map-keys.ts) to its value, built
  * with Object.fromEntries so that `__proto__` is an ordinary key. Why a plain object and not a
  * JS Map: every output of the engine (sinks, preview, the state codec) already writes plain
  * objects as JSON, as Spark's to_json writes a map; a Map would write as `{}` wherever a
- * conversion was forgotten. What it costs: keys are strings inside (map_keys casts them back to
+ * conversion was forgotten. What it costs: keys are strings inside (map_keys reads them back as
  * the key type), and JavaScript orders integer-like keys ('1', '20') first in ascending order,
  * before the other keys in insertion order, where Spark keeps insertion order.
  */
 import { RecordExpressionError } from '../errors';
 import { isStr } from './function-args';
 import type { CollectionFunctionDef } from './function-types';
-import { fieldOfType, sameType, typeOfField, typeText, type TypeInfo } from './data-types';
+import { fieldOfType, isMapKeyType, sameType, typeOfField, typeText, type TypeInfo } from './data-types';
 import { splitString } from './regexp-functions';
-import { castValue } from './sql-values';
+import { mapKeyText, mapKeyValue } from './map-keys';
 
 function fail(fn: string, msg: string): never {
   throw new RecordExpressionError(`${fn}: ${msg}`, { function: fn });
-}
-
-/** A map key's text, its identity inside the map value. */
-export function keyText(k: unknown, t: TypeInfo): string {
-  return t.type === 'string' ? (k as string) : (castValue(k, t.type, 'string', t.decimal) as string);
-}
-
-/** A key's text read back as a value of the key type (map_keys, map_entries). */
-function keyValue(text: string, t: TypeInfo): unknown {
-  return t.type === 'string' ? text : castValue(text, 'string', t.type as never, undefined, t.decimal);
 }
 
 /** A map value from key/value pairs: Spark refuses a NULL key and, by default, a duplicate one. */
@@ -39,7 +29,7 @@ export function buildMap(fn: string, keys: unknown[], values: unknown[], keyType
   const seen = new Set<string>();
   keys.forEach((k, i) => {
     if (k === null || k === undefined) fail(fn, '[NULL_MAP_KEY] Cannot use null as map key.');
-    const text = keyText(k, keyType);
+    const text = mapKeyText(k, keyType);
     if (seen.has(text)) fail(fn, `[DUPLICATED_MAP_KEY] Duplicate map key ${text} was found, please check the input data (Spark's default spark.sql.mapKeyDedupPolicy=EXCEPTION).`);
     seen.add(text);
     entries.push([text, values[i] ?? null]);
@@ -66,7 +56,8 @@ function numberText(text: string): string {
   const digits = `${whole.replace(/^0+(?=\d)/, '')}${frac ? `.${frac}` : ''}`;
   return digits === '0' ? '0' : `${sign}${digits}`;
 }
-const nested = (t: TypeInfo) => t.type === 'array' || t.type === 'map' || t.type === 'struct';
+/** Spark's INVALID_MAP_KEY_TYPE: a MAP (or a type holding one) cannot key a map. */
+const badKey = (fn: string, t: TypeInfo) => `${fn} cannot key a map by ${typeText(t)}: the input ${typeText(t)} is an invalid type for a map key (DATATYPE_MISMATCH.INVALID_MAP_KEY_TYPE)`;
 
 export const MAP_FUNCTIONS: Record<string, CollectionFunctionDef> = {
   // Spark's MapContainsKey reads the key and the map's keys as their wider type
@@ -83,8 +74,9 @@ export const MAP_FUNCTIONS: Record<string, CollectionFunctionDef> = {
     },
     impl: ([m, k], t) => {
       const kt = keyOf(t[0]);
-      if (kt.type === t[1].type && sameType(kt, t[1])) return Object.hasOwn(m as object, keyText(k, kt));
-      const wanted = numberText(keyText(k, t[1]));
+      // An array or struct key is written as the map's key type (its numbers as the map's), as element_at finds it.
+      if (sameType(kt, t[1]) || !isNumber(kt)) return Object.hasOwn(m as object, mapKeyText(k, kt));
+      const wanted = numberText(mapKeyText(k, t[1]));
       return Object.keys(m as object).some((key) => numberText(key) === wanted);
     },
   },
@@ -103,7 +95,7 @@ export const MAP_FUNCTIONS: Record<string, CollectionFunctionDef> = {
       const keys: unknown[] = [];
       const values: unknown[] = [];
       const kt = keyOf(result);
-      for (const m of ms as Record<string, unknown>[]) for (const [k, v] of Object.entries(m)) { keys.push(keyValue(k, kt)); values.push(v); }
+      for (const m of ms as Record<string, unknown>[]) for (const [k, v] of Object.entries(m)) { keys.push(mapKeyValue(k, kt)); values.push(v); }
       return buildMap('map_concat()', keys, values, kt);
     },
   },
@@ -111,7 +103,7 @@ export const MAP_FUNCTIONS: Record<string, CollectionFunctionDef> = {
     min: 2, max: 2,
     type: (a) => {
       if (!isArr(a[0]) || !isArr(a[1])) return `map_from_arrays() takes (array of keys, array of values), got ${typeText(a[0])} and ${typeText(a[1])}`;
-      if (nested(elem(a[0]))) return `map_from_arrays() keys must be of a simple type, got ${typeText(elem(a[0]))}`;
+      if (!isMapKeyType(elem(a[0]))) return badKey('map_from_arrays()', elem(a[0]));
       return mapType(elem(a[0]), elem(a[1]));
     },
     impl: ([ks, vs], _t, result) => {
@@ -128,7 +120,7 @@ export const MAP_FUNCTIONS: Record<string, CollectionFunctionDef> = {
       if (a[0].type === 'null') return mapType({ type: 'string' }, { type: 'string' });
       if (!isArr(a[0]) || e.type !== 'struct' || (e.fields ?? []).length !== 2) return `map_from_entries() takes an array of two-field structs (key, value), got ${typeText(a[0])}`;
       const [k, v] = e.fields!;
-      if (nested(typeOfField(k))) return `map_from_entries() keys must be of a simple type, got ${typeText(k)}`;
+      if (!isMapKeyType(typeOfField(k))) return badKey('map_from_entries()', typeOfField(k));
       return mapType(typeOfField(k), typeOfField(v));
     },
     impl: ([arr], t, result) => {
@@ -145,14 +137,14 @@ export const MAP_FUNCTIONS: Record<string, CollectionFunctionDef> = {
       : `map_entries() takes a map, got ${typeText(a[0])}`),
     impl: ([m], t) => {
       const kt = keyOf(t[0]);
-      return Object.entries(m as Record<string, unknown>).map(([k, v]) => ({ key: keyValue(k, kt), value: v ?? null }));
+      return Object.entries(m as Record<string, unknown>).map(([k, v]) => ({ key: mapKeyValue(k, kt), value: v ?? null }));
     },
   },
   map_keys: {
     min: 1, max: 1, type: (a) => (a[0].type === 'map' ? { type: 'array', elementType: { ...a[0].keyType!, name: 'element' } } : `map_keys() takes a map, got ${typeText(a[0])}`),
     impl: ([m], t) => {
       const kt = typeOfField(t[0].keyType!);
-      return Object.keys(m as object).map((k) => keyValue(k, kt));
+      return Object.keys(m as object).map((k) => mapKeyValue(k, kt));
     },
   },
   map_values: {

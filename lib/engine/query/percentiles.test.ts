@@ -219,13 +219,22 @@ describe("Spark's percentiles.sql: percentile_cont and percentile_disc WITHIN GR
     expect(refusal("SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY CAST(v AS STRING) || 'x') FROM src").errorClass).toBe('DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE');
   });
 
-  it('refuses percentile_cont without WITHIN GROUP, and two orderings, as Spark does', () => {
+  it('refuses percentile_cont without WITHIN GROUP, with DISTINCT, other counts of arguments or orderings, as Spark 4 does', () => {
     expect(refusal('SELECT percentile_cont(0.5) FROM src').errorClass).toBe('INVALID_WITHIN_GROUP_EXPRESSION.WITHIN_GROUP_MISSING');
-    expect(refusal('SELECT percentile_disc(v, 0.5) FROM src').errorClass).toBe('INVALID_WITHIN_GROUP_EXPRESSION.WITHIN_GROUP_MISSING');
-    // Spark 3.5's grammar takes one percentage and one ordering.
-    expect(refusal('SELECT percentile_cont(k, 0.5) WITHIN GROUP (ORDER BY v) FROM src').errorClass).toBe('PARSE_SYNTAX_ERROR');
-    expect(refusal('SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY k, v) FROM src').errorClass).toBe('PARSE_SYNTAX_ERROR');
+    expect(refusal('SELECT percentile_disc(v, 0.5) FROM src').errorClass).toBe('WRONG_NUM_ARGS.WITHOUT_SUGGESTION');
+    expect(refusal('SELECT percentile_cont(k, 0.5) WITHIN GROUP (ORDER BY v) FROM src').errorClass).toBe('WRONG_NUM_ARGS.WITHOUT_SUGGESTION');
+    expect(refusal('SELECT percentile_cont() WITHIN GROUP (ORDER BY v) FROM src').errorClass).toBe('WRONG_NUM_ARGS.WITHOUT_SUGGESTION');
+    expect(refusal('SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY k, v) FROM src').errorClass).toBe('INVALID_WITHIN_GROUP_EXPRESSION.WRONG_NUM_ORDERINGS');
+    expect(refusal('SELECT percentile_cont(DISTINCT 0.5) WITHIN GROUP (ORDER BY v) FROM src').errorClass).toBe('INVALID_WITHIN_GROUP_EXPRESSION.DISTINCT_UNSUPPORTED');
     expect(refusal('SELECT k FROM src WHERE percentile_cont(0.5) WITHIN GROUP (ORDER BY v) > 1').message).toMatch(/WITHIN GROUP \(…\) is only allowed in the select list or HAVING of an aggregation/);
+  });
+
+  it('refuses WITHIN GROUP after a function that takes none (Spark 4 parses it after any call)', () => {
+    for (const sql of ['SELECT round(v, 0) WITHIN GROUP (ORDER BY v) FROM src', 'SELECT percentile(v, 0.5) WITHIN GROUP (ORDER BY v) FROM src']) {
+      const e = refusal(sql);
+      expect(e.errorClass, sql).toBe('INVALID_SQL_SYNTAX.FUNCTION_WITH_UNSUPPORTED_SYNTAX');
+      expect(e.message).toContain('does not support WITHIN GROUP (ORDER BY ...)');
+    }
   });
 
   it('refuses the OVER forms as every window function is refused on a stream', () => {
@@ -235,5 +244,25 @@ describe("Spark's percentiles.sql: percentile_cont and percentile_disc WITHIN GR
       expect(e.errorClass, e.message).toBe('NON_TIME_WINDOW_NOT_SUPPORTED_IN_STREAMING');
       expect(e.message).toContain(`(window specification: ${over.replace('OVER ', '')})`);
     }
+  });
+});
+
+describe("Spark 4's mode() WITHIN GROUP (ORDER BY x [DESC]) (its sql-tests mode.sql)", () => {
+  it('is mode(x) whose ties give the least value, the greatest with DESC', async () => {
+    const all = await stream(`SELECT k, mode() WITHIN GROUP (ORDER BY v), mode() WITHIN GROUP (ORDER BY v DESC), mode(v, true),
+      mode() WITHIN GROUP (ORDER BY v DESC) FILTER (WHERE v > 10) FROM src GROUP BY k`, AGGR, AGGR_ROWS);
+    expect(all.names.slice(1)).toEqual(['mode() WITHIN GROUP (ORDER BY v)', 'mode() WITHIN GROUP (ORDER BY v DESC)', 'mode(v, true)', 'mode() WITHIN GROUP (ORDER BY v DESC) FILTER (WHERE (v > 10))']);
+    expect(all.rows).toEqual([['0', '0', '40', '0', '40'], ['1', '10', '20', '10', '20'], ['2', '10', '30', '10', '30'], ['3', '60', '60', '60', '60'], ['4', null, null, null, null]]);
+    const counted = await stream('SELECT k, mode() WITHIN GROUP (ORDER BY dt DESC) FROM src GROUP BY k', INTERVALS, [...INTERVAL_ROWS, { k: 0, dt: 10, ym: 0, dt2: 0 }]);
+    expect(counted.rows[0]).toEqual(['0', '0-10']);
+  });
+
+  it("refuses DISTINCT, a missing WITHIN GROUP, an ordering after mode(x), with Spark 4's classes", () => {
+    expect(refusal('SELECT mode(DISTINCT v) WITHIN GROUP (ORDER BY v) FROM src').errorClass).toBe('INVALID_WITHIN_GROUP_EXPRESSION.DISTINCT_UNSUPPORTED');
+    expect(refusal('SELECT mode(DISTINCT v) FROM src').errorClass).toBe('INVALID_WITHIN_GROUP_EXPRESSION.DISTINCT_UNSUPPORTED');
+    expect(refusal('SELECT mode() FROM src').errorClass).toBe('INVALID_WITHIN_GROUP_EXPRESSION.WITHIN_GROUP_MISSING');
+    expect(refusal('SELECT mode(v) WITHIN GROUP (ORDER BY v) FROM src').errorClass).toBe('INVALID_WITHIN_GROUP_EXPRESSION.WRONG_NUM_ORDERINGS');
+    expect(refusal('SELECT mode() WITHIN GROUP (ORDER BY k, v) FROM src').errorClass).toBe('INVALID_WITHIN_GROUP_EXPRESSION.WRONG_NUM_ORDERINGS');
+    expect(refusal('SELECT mode(v, true, false) FROM src').errorClass).toBe('WRONG_NUM_ARGS.WITHOUT_SUGGESTION');
   });
 });

@@ -15,11 +15,14 @@
 import { unsupportedOperation } from '../errors';
 import type { Expr, SqlPosition } from './expression';
 import { exprToString } from './expression';
-import { compileExpression, typeOfCompiled, widenSetOperationColumn, widerTypeWithoutStringPromotion } from './expression-compiler';
-import { duplicateColumn, ExpressionBuilder, lineColumn, writtenColumnName, type Scope } from './expression-builder';
+import { compileExpression, typeOfCompiled, unresolvedColumn, widenSetOperationColumn, widerTypeWithoutStringPromotion } from './expression-compiler';
+import { duplicateColumn, writtenColumnName } from './column-names';
+import { ExpressionBuilder, lineColumn, type Scope } from './expression-builder';
 import { generatorOutput, GENERATORS, TABLE_FUNCTIONS } from './generators';
 import { children, firstStreamingRelation, isDeterministicPlan, relationOutput, type LogicalPlan, type NamedExpr, type ScalarSubquery, type StreamingRelation } from './logical-plan';
 import { checkCorrelatedReferences, OuterReferences, readsOuterReference } from './outer-references';
+import { lateralColumnClash } from './parser/lateral-subquery';
+import { inSubqueriesInJoinConditions, inSubqueryOverRows, outerReferenceInSetOperation } from './in-subquery-rows';
 import { isOrderable, sameType, typeOfField, typeText, type TypeInfo } from './data-types';
 import { parsePlan } from './parser/ast-builder';
 import { mapExpression, someExpression } from './parser/expression-tree';
@@ -27,7 +30,7 @@ import { expressionSql } from './parser/expression-sql';
 import { groupingSetsOf, isGroupingCall } from './grouping-analytics';
 import { BooleanType, IntegerType, LongType, type DataType } from './parser/data-type';
 import { parseDataType } from './parser/data-type-parser';
-import { outputSchema, resolveSubquery, type Resolved } from './resolved-plan';
+import { resolveSubquery, type Resolved } from './resolved-plan';
 import { conjunctionOf, splitConjunctivePredicates, VALUES_RELATION, type BinaryOp, type Expression, type LogicalPlan as UnresolvedPlan, type Position } from './parser/unresolved-plan';
 import { buildAggregation, buildSortAndLimit, checkStarWithGroupByPosition, containsAggregate, isAggregation, isDistinctOverAggregation, missingSortReferences, sortOverMissingReferences, type SortClause } from './aggregate-planner';
 import { isAggregateFunctionName } from './aggregate-functions';
@@ -42,7 +45,7 @@ import { checkSqlLimits, tooDeep } from './sql-limits';
 import { timeWindowIn, WINDOW_COLUMN, windowInsideAnItem, withWindowColumn } from './time-windowing';
 import { staticTableName, VALUES_TABLE, type StaticTableSpec } from '../operators/stream-static-join';
 import { extractWindowExpressions, hasWindowExpression, WINDOW_COLUMN_PREFIX, windowInsideAggregate } from './window-functions';
-import type { Schema } from '../types';
+import type { Field, Schema } from '../types';
 
 /** What FROM gives the rest of a SELECT: the plan, its columns, and the names that qualify them. */
 interface FromItem {
@@ -64,23 +67,12 @@ export function buildLogicalPlan(sql: string, relations: StreamingRelation | rea
     const all = Array.isArray(relations) ? relations : [relations as StreamingRelation];
     // The row an inline table's rows are selected from (VALUES_TABLE), beside the job's tables.
     const planner = new QueryPlanner(sql, all, [...staticTables, VALUES_TABLE]);
-    return outputNamesChecked(staticReadsChecked(planner.plan(parsePlan(sql), new Map()), all), planner.repeatedNames);
+    return staticReadsChecked(planner.plan(parsePlan(sql), new Map()), all);
   } catch (e) {
     // The last resort, should some shape within the limits still exhaust the stack.
     if (e instanceof RangeError) throw tooDeep();
     throw e;
   }
-}
-
-/**
- * The query's output names each column once: a row (and every sink) holds a column by its name,
- * so a name a subquery may repeat is refused where the query outputs it.
- */
-function outputNamesChecked(plan: LogicalPlan, repeated: ReadonlyMap<string, SqlPosition | undefined>): LogicalPlan {
-  if (repeated.size === 0) return plan;
-  const twice = outputSchema(plan).find((f) => repeated.has(f.name));
-  if (twice) throw new SqlValidationError(`Output column "${writtenColumnName(twice.name)}" appears twice; give one of them an alias with AS`, repeated.get(twice.name), 'select list');
-  return plan;
 }
 
 /** Spark's UNRESOLVABLE_TABLE_VALUED_FUNCTION: a call in FROM of a function that is none of TABLE_FUNCTIONS. */
@@ -362,8 +354,8 @@ class QueryPlanner {
    * (a CTE is planned with staticLeaves whatever it reads; one over a stream refuses them).
    */
   private batchSelect = false;
-  /** The row columns of output names a select list repeats (duplicateColumn), each with its select item's position. */
-  readonly repeatedNames = new Map<string, SqlPosition | undefined>();
+  /** How many output names select lists repeated (duplicateColumn numbers each repeat's row column). */
+  private repeats = 0;
 
   constructor(
     private readonly sql: string,
@@ -724,6 +716,7 @@ class QueryPlanner {
       child = child.child;
     }
     if (child.kind === 'Join') ({ child, where } = subqueryJoinConditionsAsWhere(child, where));
+    child = inSubqueriesInJoinConditions(child, (q) => this.readsNoStream(q, this.ctes) && this.uncorrelatedQuery(q) !== undefined);
     if (where && child.kind === 'Join') ({ child, where } = this.commaJoinConditions(child, where));
     if (where) where = reducedExists(where);
     items = items.map(reducedExists);
@@ -808,10 +801,13 @@ class QueryPlanner {
       // `SELECT DISTINCT *` (or `*` with a GROUP BY of every column): the star's columns, each
       // then a grouping key like any column written out.
       const expanded = items.flatMap((i): Expression[] => (i.kind !== 'UnresolvedStar' ? [i]
-        : this.starColumns(i, qualifiers, schema, from.scope).map(({ column, field }): Expression => (field === undefined
-          // The row's column itself: a repeated name's copies are each their own key.
-          ? { kind: 'UnresolvedAttribute', nameParts: [column], exact: true, pos: i.pos }
-          : { kind: 'UnresolvedAttribute', nameParts: [column, field], pos: i.pos }))));
+        : this.starColumns(i, qualifiers, schema, from.scope).map(({ column, path, pruned }): Expression => {
+          if (pruned) throw notSupportedYet('EXCEPT of a struct\'s field in a star that is grouped by (DISTINCT *, GROUP BY ALL)', lineColumn(i.pos), 'leave out the whole column, or build the struct in a subquery');
+          return path.length === 0
+            // The row's column itself: a repeated name's copies are each their own key.
+            ? { kind: 'UnresolvedAttribute', nameParts: [column], exact: true, pos: i.pos }
+            : { kind: 'UnresolvedAttribute', nameParts: [column, ...path], pos: i.pos };
+        })));
       if (isDistinctOverAggregation(clauses)) {
         // SELECT DISTINCT … GROUP BY …: Spark's Distinct over the Aggregate, a second
         // aggregation by every output column of the first (ORDER BY sorts its output).
@@ -1011,6 +1007,9 @@ class QueryPlanner {
         return buildStreamStaticJoin(u, this.relations, this.staticTables, (scope) => {
           const builder = new ExpressionBuilder({ ...scope, metadataColumn: this.metadataColumn }, this.sql);
           this.outerReferences.attach(builder);
+          // An uncorrelated scalar subquery in ON (an IN subquery there reads one: in-subquery-rows.ts);
+          // a name of the join's sides is unresolved in it, as no operator runs a correlated one there.
+          builder.scalarSubquery = (s, pos) => this.scalarSubquery(s, pos, ctes, new ExpressionBuilder({ qualifiers: new Set(), columns: new Set() }, this.sql), []);
           return builder;
         }, (side) => this.joinLeaf(side, ctes), this.staticLeaves);
       case 'OneRowRelation':
@@ -1163,6 +1162,9 @@ class QueryPlanner {
       const plain = stream !== undefined && query.kind === 'Project' && query.projectList.every((e) => e.kind === 'UnresolvedAttribute') && staticOf(query.child)?.direct === true;
       // Its tables may be the outer query's CTEs over static tables (this.ctes: the SELECT's scope).
       if (!plain && !this.readsNoStream(query, this.ctes)) return undefined;
+      // A query that reads the outer row in another shape (a LIMIT, a join, a set operation) is
+      // no join's side: it is answered per outer row (in-subquery-rows.ts).
+      if (!plain && !this.uncorrelatedQuery(query)) return undefined;
       const names = values.length === 1 ? [IN_SUBQUERY_VALUE] : values.map((_, i) => `${IN_SUBQUERY_VALUE}_${i}`);
       const right: UnresolvedPlan = plain ? query.child : {
         kind: 'SubqueryAlias', alias: IN_SUBQUERY, pos: query.pos,
@@ -1278,11 +1280,18 @@ class QueryPlanner {
       const plan: UnresolvedPlan = { kind: 'Project', projectList: [count], child: condition ? { kind: 'Filter', condition, child: from, pos } : from, pos };
       return { kind: 'BinaryOperator', op: 'GreaterThan', left: { kind: 'ScalarSubquery', plan, pos }, right: literal(0n, LongType), pos };
     };
-    return mapExpression(e, (x) => {
-      if (x.kind === 'Exists') return any(x.plan);
-      const query = x.kind === 'InSubquery' ? rows(x.query) : undefined;
-      const items = query && selectItems(query);
-      if (x.kind !== 'InSubquery' || query?.kind !== 'Project' || items?.length !== x.values.length) return undefined;
+    // Another shape (a LIMIT, a set operation, a star, more than three values) over static data:
+    // the scalar subquery over its rows (in-subquery-rows.ts).
+    const overRows = (x: Extract<Expression, { kind: 'InSubquery' }>): Expression | undefined => {
+      if (!this.readsNoStream(x.query, this.ctes)) return undefined;
+      const items = selectItems(x.query);
+      if (items && items.length !== x.values.length) throw inSubqueryLengthMismatch(x, items);
+      return inSubqueryOverRows(x.values.map((v) => this.outerQualified(v, outer)), x.query, x.pos);
+    };
+    const inAsCounts = (x: Extract<Expression, { kind: 'InSubquery' }>): Expression | undefined => {
+      const query = rows(x.query);
+      const items = selectItems(query);
+      if (query.kind !== 'Project' || items?.length !== x.values.length) return undefined;
       // Each value as the outer query reads it: inside the count, a name of the subquery's table would be its column.
       const pairs = x.values.map((value, i) => ({ item: items[i].kind === 'Alias' ? items[i].child : items[i], value: this.outerQualified(value, outer) }));
       const equal = (p: (typeof pairs)[number]): Expression => ({ kind: 'BinaryOperator', op: 'EqualTo', left: p.item, right: p.value, pos });
@@ -1308,7 +1317,19 @@ class QueryPlanner {
       if (unknowns.length !== 3 ** pairs.length - 1) return undefined;
       const unknown = unknowns.reduce((l, r): Expression => ({ kind: 'BinaryOperator', op: 'Or', left: l, right: r, pos }));
       return { kind: 'CaseWhen', branches: [[matched, literal(true, BooleanType)], [unknown, literal(null, BooleanType)]], elseValue: literal(false, BooleanType), pos };
-    });
+    };
+    // EXISTS over a set operation of static data that reads the outer row (its planning alone
+    // finds a name unresolved): refused as Spark refuses it.
+    const overSetOperation = (q: UnresolvedPlan): undefined => {
+      if ((q.kind !== 'Union' && q.kind !== 'Intersect' && q.kind !== 'Except') || !this.readsNoStream(q, this.ctes)) return undefined;
+      try {
+        this.withStaticLeaves(() => this.plan(selectAll({ kind: 'SubqueryAlias', alias: EXISTS_SUBQUERY, child: q, pos: q.pos }, q.pos), this.ctes));
+      } catch (err) {
+        if (err instanceof SqlValidationError && err.errorClass?.startsWith('UNRESOLVED_COLUMN')) throw outerReferenceInSetOperation(q);
+      }
+      return undefined;
+    };
+    return mapExpression(e, (x) => (x.kind === 'InSubquery' ? inAsCounts(x) ?? overRows(x) : x.kind === 'Exists' ? any(x.plan) ?? overSetOperation(x.plan) : undefined));
   }
 
   /**
@@ -1793,24 +1814,33 @@ class QueryPlanner {
         lineColumn(u.pos), 'column aliases', '_LEGACY_ERROR_TEMP_1028',
       );
     }
-    const seen = new Set<string>();
-    for (const name of names) {
-      if (seen.has(name.toLowerCase())) throw new SqlValidationError(`Output column "${name}" appears twice in the column aliases; give each column its own name`, lineColumn(u.pos), 'column aliases');
-      seen.add(name.toLowerCase());
-    }
-    return { kind: 'Project', list: output.map((f, i) => ({ expr: { kind: 'column', name: f.name }, name: names[i] })), child: plan };
+    // A name given twice (`t(x, x)`) is two columns, as Spark's are.
+    const list: NamedExpr[] = output.map((f, i) => ({ expr: { kind: 'column', name: f.name }, name: names[i] }));
+    this.markRepeats(list);
+    return { kind: 'Project', list, child: plan };
   }
 
   /**
    * Spark's star expansion: `*` all input columns, `a.*` a join side's, `s.*` a struct column's
-   * fields; each as the column it reads (and the field of it).
+   * fields; each as the column it reads (and the field of it), less what `EXCEPT (…)` leaves out
+   * (exceptStar).
    */
-  private starColumns(e: Extract<Expression, { kind: 'UnresolvedStar' }>, qualifiers: readonly string[], inputSchema: Schema, scope?: Pick<Scope, 'sides' | 'merged'>): { column: string; field?: string }[] {
+  private starColumns(e: Extract<Expression, { kind: 'UnresolvedStar' }>, qualifiers: readonly string[], inputSchema: Schema, scope?: Pick<Scope, 'sides' | 'merged'>): StarColumn[] {
     const pos = lineColumn(e.pos);
     const isQualifier = (t: readonly string[]) => t.length === 1 && qualifiers.some((q) => q.toLowerCase() === t[0].toLowerCase());
     if (e.target && !isQualifier(e.target)) {
       const t = e.target.join('.');
-      const struct = inputSchema.find((x) => x.name.toLowerCase() === t.toLowerCase());
+      // `s.*`, `s.inner.*`: the column and the fields down to the struct (a column named `a.b` first, as before).
+      const column = (parts: readonly string[]) => inputSchema.find((x) => x.name.toLowerCase() === parts.join('.').toLowerCase());
+      const whole = column(e.target);
+      const top = whole ?? column(e.target.slice(0, 1));
+      const path = whole ? [] : e.target.slice(1);
+      let struct = top;
+      const fieldPath: string[] = [];
+      for (const part of path) {
+        struct = struct?.type === 'struct' ? struct.fields?.find((f) => f.name.toLowerCase() === part.toLowerCase()) : undefined;
+        if (struct) fieldPath.push(struct.name);
+      }
       const fields = struct?.type === 'window' ? [{ name: 'start' }, { name: 'end' }] : struct?.type === 'struct' ? (struct.fields ?? []) : undefined;
       if (!struct) {
         throw new SqlValidationError(
@@ -1819,17 +1849,28 @@ class QueryPlanner {
         );
       }
       if (!fields) throw new SqlValidationError(`Unknown table, alias or struct column "${t}" in ${t}.*`, pos, '*');
-      return fields.map((fld) => ({ column: struct.name, field: fld.name }));
+      const columns = fields.map((fld): StarColumn => ({ column: top!.name, path: [...fieldPath, fld.name], name: fld.name, type: fld as Field }));
+      return e.except ? exceptStar(columns, e.except, () => false, pos, true) : columns;
     }
     const side = e.target && scope?.sides?.get(e.target[0].toLowerCase());
-    return (side ? [...side.values()] : inputSchema.map((f) => f.name)).filter((c) => !c.startsWith(HIDDEN_SCALAR_SUBQUERY) && !c.startsWith(WINDOW_COLUMN_PREFIX)).map((column) => ({ column }));
+    // A join's row names a column two sides share by its side (`a.value`): its written name is the side's.
+    const written = new Map<string, string>();
+    for (const columns of scope?.sides?.values() ?? []) for (const [name, column] of columns) if (!written.has(column)) written.set(column, name);
+    const columns = (side ? [...side.values()] : inputSchema.map((f) => f.name)).filter((c) => !c.startsWith(HIDDEN_SCALAR_SUBQUERY) && !c.startsWith(WINDOW_COLUMN_PREFIX))
+      .map((column): StarColumn => ({ column, path: [], name: written.get(column) ?? column, type: inputSchema.find((f) => f.name === column) }));
+    if (!e.except) return columns;
+    // `t.value` in the EXCEPT list: the column `value` of the table or join side t.
+    const qualifies = (q: string, c: StarColumn) => {
+      const lower = q.toLowerCase();
+      const sideColumns = scope?.sides?.get(lower);
+      return sideColumns ? sideColumns.get(c.name.toLowerCase()) === c.column : qualifiers.some((x) => x.toLowerCase() === lower);
+    };
+    return exceptStar(columns, e.except, qualifies, pos, false);
   }
 
   /** What a star in a function's arguments stands for: its columns (a struct's fields for `s.*`). */
   private starExprs(star: Extract<Expression, { kind: 'UnresolvedStar' }>, qualifiers: readonly string[], inputSchema: Schema, scope?: Pick<Scope, 'sides' | 'merged'>): Expr[] {
-    return this.starColumns(star, qualifiers, inputSchema, scope).map(({ column, field }): Expr => (field === undefined
-      ? { kind: 'column', name: column }
-      : { kind: 'field', arg: { kind: 'column', name: column }, field }));
+    return this.starColumns(star, qualifiers, inputSchema, scope).map(starColumnExpr);
   }
 
   private subquery(u: UnresolvedPlan, ctes: ReadonlyMap<string, LogicalPlan>): FromItem {
@@ -1845,9 +1886,7 @@ class QueryPlanner {
     const list: NamedExpr[] = [];
     let generate: Extract<LogicalPlan, { kind: 'Generate' }> | undefined;
     const starColumns = (e: Extract<Expression, { kind: 'UnresolvedStar' }>): NamedExpr[] =>
-      this.starColumns(e, qualifiers, inputSchema, scope).map(({ column, field }) => (field === undefined
-        ? { expr: { kind: 'column', name: column }, name: builder.outputName(column) }
-        : { expr: { kind: 'field', arg: { kind: 'column', name: column }, field }, name: field }));
+      this.starColumns(e, qualifiers, inputSchema, scope).map((c) => ({ expr: starColumnExpr(c), name: c.path.length > 0 ? c.name : builder.outputName(c.column) }));
     builder.expandStar = (star) => this.starExprs(star, qualifiers, inputSchema, scope);
     for (const item of items) {
       const alias = item.kind === 'Alias' ? [item.name] : item.kind === 'MultiAlias' ? item.names : undefined;
@@ -1893,8 +1932,8 @@ class QueryPlanner {
 
   /**
    * A name given twice is two columns, as in Spark's plans (`*` over a join whose sides share a
-   * name): the repeat gets a row column of its own, and is refused only where a name reads it or
-   * the query outputs it (outputNamesChecked). Marks `list` in place.
+   * name): the repeat gets a row column of its own, written as the name (the output shows both,
+   * as Spark's does) and ambiguous where a name reads it. Marks `list` in place.
    */
   private markRepeats(list: NamedExpr[]): void {
     const seen = new Set<string>();
@@ -1904,8 +1943,7 @@ class QueryPlanner {
         seen.add(key);
         return;
       }
-      const name = duplicateColumn(writtenColumnName(n.name), this.repeatedNames.size + 1);
-      this.repeatedNames.set(name, n.expr.pos);
+      const name = duplicateColumn(writtenColumnName(n.name), ++this.repeats);
       list[i] = { ...n, name };
     });
   }
@@ -1997,7 +2035,7 @@ class QueryPlanner {
     const output = names.map((name) => {
       if (!taken.has(name.toLowerCase())) return name;
       if (!renameCollisions) {
-        throw outputClash(exprToString(call), name, call.pos, call.name);
+        throw lateralColumnClash(call, name) ?? outputClash(exprToString(call), name, call.pos, call.name);
       }
       let unused = `__generated_${name}`;
       for (let i = 1; taken.has(unused.toLowerCase()); i++) unused = `__generated_${name}_${i}`;
@@ -2006,4 +2044,107 @@ class QueryPlanner {
     });
     return { plan: { kind: 'Generate', generator: call, output, child }, names };
   }
+}
+
+/**
+ * A column a star stands for: the row's column (or a field inside it, for `s.*` and `s.inner.*`,
+ * the fields down to it), its written name, its type, and, when `* EXCEPT` leaves out fields
+ * inside it, the struct it becomes.
+ */
+interface StarColumn {
+  readonly column: string;
+  readonly path: readonly string[];
+  readonly name: string;
+  readonly type?: Field;
+  readonly pruned?: PrunedStruct;
+}
+
+/** A struct less some of its fields, each kept field whole or itself pruned. */
+interface PrunedStruct {
+  readonly fields: readonly { readonly name: string; readonly pruned?: PrunedStruct }[];
+}
+
+/** A star's column as the expression that reads it: a pruned struct is rebuilt of its kept fields. */
+function starColumnExpr(c: StarColumn): Expr {
+  const column: Expr = { kind: 'column', name: c.column };
+  const read = c.path.reduce((arg: Expr, field): Expr => ({ kind: 'field', arg, field }), column);
+  const rebuild = (value: Expr, pruned: PrunedStruct): Expr => ({
+    kind: 'call', name: 'named_struct',
+    args: pruned.fields.flatMap((f): Expr[] => {
+      const field: Expr = { kind: 'field', arg: value, field: f.name };
+      return [{ kind: 'literal', value: f.name, type: 'string' }, f.pruned ? rebuild(field, f.pruned) : field];
+    }),
+  });
+  return c.pruned ? rebuild(read, c.pruned) : read;
+}
+
+/**
+ * Spark's UnresolvedStarExcept: each name of the EXCEPT list resolves among the star's columns
+ * (`t.c` by a qualifier of c, `c.f.g` a field inside c, names compared case-insensitively); a
+ * column named is left out, a field named is left out of its struct, which is rebuilt of the
+ * rest. A name that resolves to nothing is Spark's UNRESOLVED_COLUMN (in a struct's expansion
+ * EXCEPT_UNRESOLVED_COLUMN_IN_STRUCT_EXPANSION), a column named twice or with a field of it
+ * EXCEPT_OVERLAPPING_COLUMNS.
+ */
+function exceptStar(columns: readonly StarColumn[], except: readonly (readonly string[])[], qualifies: (q: string, c: StarColumn) => boolean, pos: SqlPosition | undefined, structExpansion: boolean): StarColumn[] {
+  const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
+  const fieldsOf = (f: Field | undefined) => (f?.type === 'struct' ? (f.fields ?? []) : []);
+  /** The field path `path` inside `type`, in the fields' own names; undefined if one is missing. */
+  const fieldPath = (type: Field | undefined, path: readonly string[]): string[] | undefined => {
+    const out: string[] = [];
+    let t = type;
+    for (const part of path) {
+      t = fieldsOf(t).find((f) => same(f.name, part));
+      if (!t) return undefined;
+      out.push(t.name);
+    }
+    return out;
+  };
+  const paths = new Map<StarColumn, string[][]>();
+  for (const parts of except) {
+    const found = (parts.length > 1 ? columns.filter((c) => same(c.name, parts[1]) && qualifies(parts[0], c)).map((c) => [c, fieldPath(c.type, parts.slice(2))] as const) : [])
+      .concat(columns.filter((c) => same(c.name, parts[0])).map((c) => [c, fieldPath(c.type, parts.slice(1))] as const))
+      .filter((x): x is readonly [StarColumn, string[]] => x[1] !== undefined);
+    const name = parts.map((p) => (/^[A-Za-z_][A-Za-z0-9_]*$/.test(p) ? p : `\`${p.replace(/`/g, '``')}\``)).join('.');
+    if (found.length === 0) {
+      const candidates = columns.map((c) => c.name);
+      if (structExpansion) {
+        throw new SqlValidationError(
+          `[EXCEPT_UNRESOLVED_COLUMN_IN_STRUCT_EXPANSION] The column ${name} in the EXCEPT list cannot be resolved. Did you mean one of the following? [${candidates.map((c) => `\`${c}\``).join(', ')}]. Name a field of the struct without its struct's name`,
+          pos, 'EXCEPT', 'EXCEPT_UNRESOLVED_COLUMN_IN_STRUCT_EXPANSION',
+        );
+      }
+      throw new SqlValidationError(`${unresolvedColumn(parts.join('.'), candidates)} It is named in the EXCEPT list of the star`, pos, 'EXCEPT', 'UNRESOLVED_COLUMN.WITH_SUGGESTION');
+    }
+    if (new Set(found.map(([c]) => c)).size > 1) {
+      throw new SqlValidationError(`[AMBIGUOUS_REFERENCE] Reference ${name} in the EXCEPT list is ambiguous: the star has more than one column of that name. Qualify it with its table`, pos, 'EXCEPT', 'AMBIGUOUS_REFERENCE');
+    }
+    const [column, path] = found[0];
+    paths.set(column, [...(paths.get(column) ?? []), path]);
+  }
+  const overlapping = () => new SqlValidationError(
+    `[EXCEPT_OVERLAPPING_COLUMNS] Columns in an EXCEPT list must be distinct and non-overlapping, but got (${except.map((p) => p.join('.')).join(', ')}).`,
+    pos, 'EXCEPT', 'EXCEPT_OVERLAPPING_COLUMNS',
+  );
+  /** `type` less the fields `cut` names (paths inside it, none empty). */
+  const prune = (type: Field | undefined, cut: readonly string[][]): PrunedStruct => ({
+    fields: fieldsOf(type).flatMap((f) => {
+      const inside = cut.filter((p) => p[0] === f.name).map((p) => p.slice(1));
+      if (inside.length === 0) return [{ name: f.name }];
+      if (inside.some((p) => p.length === 0)) {
+        if (inside.length > 1) throw overlapping();
+        return [];
+      }
+      return [{ name: f.name, pruned: prune(f, inside) }];
+    }),
+  });
+  return columns.flatMap((c): StarColumn[] => {
+    const cut = paths.get(c);
+    if (!cut) return [c];
+    if (cut.some((p) => p.length === 0)) {
+      if (cut.length > 1) throw overlapping();
+      return [];
+    }
+    return [{ ...c, pruned: prune(c.type, cut) }];
+  });
 }

@@ -25,7 +25,7 @@ export function refuseSessionWindowUpdate(): never {
   throw unsupportedOperation('Update output mode not supported for session window on streaming DataFrames/DataSets');
 }
 
-const GAP_KINDS: readonly string[] = ['string', 'day_time_interval', 'year_month_interval', 'null'] satisfies GapKind[];
+const GAP_KINDS: readonly string[] = ['string', 'day_time_interval', 'year_month_interval', 'calendar_interval', 'null'] satisfies GapKind[];
 
 /**
  * The analysis's check of an Aggregate grouping by session_window(ts, gap), as Spark's

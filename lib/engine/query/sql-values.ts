@@ -13,6 +13,7 @@ import type { SqlType } from './expression';
 import { bigOf, longFromDouble, parseLong, toLong, wrapToWidth, type IntegralBits, type Long } from './long';
 import { parseTimestampLiteral } from './expression-builder';
 import { formatInterval, fullRange } from './interval-utils';
+import { safeStringToInterval, toMultiUnitsString, type CalendarInterval } from './calendar-interval';
 
 /**
  * `struct`: a struct value (its fields travel beside the type: CompiledExpr.fields);
@@ -110,6 +111,7 @@ export function castValue(v: unknown, from: ExprType, to: SqlType, fromDecimal?:
       if (from === 'double') return formatDouble(v as number);
       // Without its unit range (which the compiler passes where it knows it): the whole range.
       if (isInterval(from)) return formatInterval(from, v, fullRange(from));
+      if (from === 'calendar_interval') return toMultiUnitsString(v as CalendarInterval);
       return String(v);
     case 'long': {
       if (from === 'boolean') return v ? 1 : 0;
@@ -139,6 +141,9 @@ export function castValue(v: unknown, from: ExprType, to: SqlType, fromDecimal?:
     // Nothing else casts to an interval (canCast refuses it).
     case 'day_time_interval': case 'year_month_interval':
       return null;
+    // Spark's Cast to CalendarIntervalType, whatever the ANSI mode: NULL for text it cannot read.
+    case 'calendar_interval':
+      return from === 'string' ? safeStringToInterval(String(v)) : null;
   }
 }
 
@@ -173,7 +178,7 @@ function castDecimal(v: bigint, scale: number, to: SqlType, toDecimal?: DecimalT
     case 'boolean': return v !== 0n;
     // Spark: the seconds' microseconds, truncated toward zero (BigDecimal.longValue).
     case 'timestamp': return timestampFromMicros(toLong(scale <= 6 ? v * pow10(6 - scale) : v / pow10(scale - 6)));
-    case 'binary': case 'date': case 'day_time_interval': case 'year_month_interval': return null;
+    case 'binary': case 'date': case 'day_time_interval': case 'year_month_interval': case 'calendar_interval': return null;
   }
 }
 
@@ -184,6 +189,8 @@ export function canCast(from: ExprType, to: SqlType): boolean {
   // An interval casts to a string (its ANSI text); to and from a number the compiler casts it
   // (ExpressionCompiler.intervalToNumber, numberToInterval).
   if (isInterval(from) || isInterval(to)) return to === 'string';
+  // Spark's Cast.canCast: a CalendarInterval from a string, to a string.
+  if (from === 'calendar_interval' || to === 'calendar_interval') return from === 'string' || to === 'string';
   if (from === 'date' || to === 'date') return from === 'string' || to === 'string' || from === 'timestamp' || to === 'timestamp';
   if (from === 'binary' || to === 'binary') return from === 'string' || to === 'string';
   if (from === 'string' || to === 'string') return true;

@@ -231,9 +231,10 @@ function compileGroupingKeys(analysis: AggregateAnalysis, childSchema: Schema, t
     const source = (k.window || k.session) && k.expr.kind === 'call' ? k.expr.args[0] : k.expr;
     const c = compileExpression(source, childSchema, types, casts);
     if (!isOrderable(c)) {
-      // Spark refuses it: a map has no order and no equality (an array groups by its elements).
+      // Spark 3.5 refuses it: a map and a CalendarInterval have no order (an array groups by its elements).
+      const instead = c.type === 'calendar_interval' ? 'Group by CAST(… AS STRING), or an ANSI interval, instead' : 'Group by map_keys(…), map_values(…) or an element_at(…) instead';
       throw new SqlValidationError(
-        `The expression ${exprToString(k.expr)} cannot be used as a grouping expression because its data type ${typeText(c)} is not an orderable data type. Group by map_keys(…), map_values(…) or an element_at(…) instead`,
+        `The expression ${exprToString(k.expr)} cannot be used as a grouping expression because its data type ${typeText(c)} is not an orderable data type. ${instead}`,
         k.expr.pos, 'GROUP BY', 'GROUP_EXPRESSION_TYPE_IS_NOT_ORDERABLE',
       );
     }

@@ -275,8 +275,11 @@ export function percentile(
   };
 }
 
-/** mode: the most frequent value; of tied values the least. */
-export function mode(shape: Pick<AggregateFunction, 'resultType' | 'resultDecimal' | 'resultShape'>): AggregateFunction {
+/**
+ * mode: the most frequent value; of tied values the least, the greatest when `greatest` (Spark's
+ * Mode of `WITHIN GROUP (ORDER BY x DESC)`).
+ */
+export function mode(shape: Pick<AggregateFunction, 'resultType' | 'resultDecimal' | 'resultShape'>, greatest = false): AggregateFunction {
   return {
     name: 'mode', ...shape, op: COUNTS,
     init: () => [],
@@ -285,7 +288,7 @@ export function mode(shape: Pick<AggregateFunction, 'resultType' | 'resultDecima
       let best: unknown = null, most = 0;
       for (let i = 0; i < list.length; i += 2) {
         const c = list[i + 1] as number;
-        if (c > most || (c === most && compare(list[i], best) < 0)) {
+        if (c > most || (c === most && (greatest ? compare(list[i], best) > 0 : compare(list[i], best) < 0))) {
           best = list[i];
           most = c;
         }

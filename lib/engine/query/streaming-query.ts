@@ -29,9 +29,10 @@ import { buildLogicalPlan } from './query-planner';
 import { expandOutput, generateOutput, generatorFields, projectOutput, staticSideOf, streamSideOf, unionOutput } from './plan-output';
 import { outputSchema as logicalPlanOutput, resolvePlan } from './resolved-plan';
 import { fieldOfType, sameType, typeOfField } from './data-types';
-import { exprChildren, exprToString, type Expr, type SqlType } from './expression';
-import { DUPLICATE_COLUMN_MARK } from './expression-builder';
+import { exprChildren, exprToString, type Expr } from './expression';
+import { DUPLICATE_COLUMN_MARK } from './column-names';
 import { FILE_FUNCTIONS } from './misc-functions';
+import { mapKeyValue } from './map-keys';
 import { castValue } from './sql-values';
 import { ExpandExec } from '../operators/expand-exec';
 import { GenerateExec, type GenerateSpec } from '../operators/generate-exec';
@@ -197,7 +198,7 @@ const readsFile = (plan: LogicalPlan) => FILE_FUNCTIONS.some((f) => nodeCallsFun
 export function planPhysical(plan: LogicalPlan, ops: PhysicalOperator[], stateful: StatefulPlanner, fuse = false, fileAbove = false): Schema {
   // What this node's children plan with: whether they or it read the file.
   const carry = fileAbove || readsFile(plan);
-  if (plan.kind !== 'Filter' && plan.kind !== 'Project') refuseCorrelatedSubqueries(plan);
+  if (plan.kind !== 'Filter' && plan.kind !== 'Project' && plan.kind !== 'Generate') refuseCorrelatedSubqueries(plan);
   switch (plan.kind) {
     case 'StreamingRelation':
     {
@@ -230,7 +231,8 @@ export function planPhysical(plan: LogicalPlan, ops: PhysicalOperator[], statefu
     case 'Generate': {
       const schema = planPhysical(plan.child, ops, stateful, fuse, carry);
       const g = plan.generator;
-      const generator = generatorOf(g, schema);
+      // A LATERAL subquery's rows are a correlated scalar subquery's value (parser/lateral-subquery.ts).
+      const generator = withCorrelatedSubqueries(g.args, schema, ops, () => generatorOf(g, schema));
       // ColumnPruning narrows what is copied into each row to the columns read above.
       const { carried, output: out } = generateOutput(plan, schema, generator.fields);
       const names = carried.map((f) => f.name);
@@ -446,7 +448,7 @@ function generatorOf(g: Extract<LogicalPlan, { kind: 'Generate' }>['generator'],
     return { fields, spec: { collection, structFields: names, position: false, outer: false } };
   }
   const keyType = arg.type === 'map' ? typeOfField(arg.keyType!) : undefined;
-  const mapKey = keyType && (keyType.type === 'string' ? (k: string) => k : (k: string) => castValue(k, 'string', keyType.type as SqlType, undefined, keyType.decimal));
+  const mapKey = keyType && ((k: string) => mapKeyValue(k, keyType));
   const structFields = g.name.startsWith('inline') ? fields.map((f) => f.name) : undefined;
   return { fields, spec: { collection: arg.eval, mapKey, ...(structFields ? { structFields } : {}), position: g.name.startsWith('pos'), outer: g.name.endsWith('_outer') } };
 }

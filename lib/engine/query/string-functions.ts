@@ -332,7 +332,9 @@ const bytesAsText = (v: unknown): string => (typeof v === 'string' ? v : Buffer.
  * string there: a struct or a map is a type mismatch (to_json it, or pick its fields).
  */
 const noStructOrMap = (a: ExprType[]): string | undefined =>
-  a.some((t) => t === 'struct' || t === 'map') ? 'takes strings, numbers, dates, binaries or arrays, not a struct or a map: to_json() it, or pick its fields' : undefined;
+  a.some((t) => t === 'struct' || t === 'map') ? 'takes strings, numbers, dates, binaries or arrays, not a struct or a map: to_json() it, or pick its fields'
+    // Spark casts only atomic types to a STRING here (ImplicitTypeCasts), and an interval is none.
+    : a.includes('calendar_interval') ? 'takes strings, numbers, dates, binaries or arrays, not an INTERVAL: CAST it AS STRING first (DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE)' : undefined;
 
 export const STRING_FUNCTIONS: Record<string, FunctionDef> = {
   bit_length: lengthOf('bit_length()', 8),

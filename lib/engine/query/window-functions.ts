@@ -17,7 +17,7 @@ import { exprToString, type Expr, type SqlPosition } from './expression';
 import { lineColumn, type ExpressionBuilder } from './expression-builder';
 import { compileExpression, implicitCastExpr, typeOfCompiled, type Evaluator } from './expression-compiler';
 import type { LogicalPlan, WindowFrameBound, WindowFrameSpec, WindowFunctionCall } from './logical-plan';
-import { isAggregateFunctionName, WITHIN_GROUP_NAMES } from './aggregate-functions';
+import { isAggregateFunctionName, PERCENTILE_WITHIN_GROUP } from './aggregate-functions';
 import { withinGroup } from './aggregate-planner';
 import { expressionSql } from './parser/expression-sql';
 import { mapExpression, someExpression } from './parser/expression-tree';
@@ -34,7 +34,7 @@ const WINDOW_ONLY = new Set([...RANKING, ...OFFSET, 'nth_value']);
 /** first_value and last_value are Spark's First and Last aggregates. */
 const FIRST_LAST = new Set(['first', 'first_value', 'last', 'last_value', 'any_value']);
 /** The aggregates Spark evaluates over a whole partition only (INVALID_WINDOW_SPEC_FOR_AGGREGATION_FUNC otherwise). */
-const WHOLE_PARTITION = new Set([...WITHIN_GROUP_NAMES, 'median']);
+const WHOLE_PARTITION = new Set([...PERCENTILE_WITHIN_GROUP, 'median']);
 
 type WindowExpression = Extract<Expression, { kind: 'UnresolvedWindowExpression' }>;
 
@@ -167,6 +167,9 @@ export function extractWindowExpressions(items: readonly Expression[], child: Lo
       throw new SqlValidationError(`[UNSUPPORTED_EXPR_FOR_WINDOW] Expression "${expressionSql(f)}" not supported within a window function. Apply OVER to a window or aggregate function`, lineColumn(e.pos), 'window function', 'UNSUPPORTED_EXPR_FOR_WINDOW');
     }
     const fn = f.nameParts.join('.').toLowerCase();
+    // percentile_cont(p) WITHIN GROUP (ORDER BY x) is PercentileCont(x, p, reverse), as in GROUP
+    // BY; Spark checks a call's WITHIN GROUP as it resolves the function, before its window.
+    const within = withinGroup(f);
     if (!WINDOW_ONLY.has(fn) && !isAggregateFunctionName(fn)) {
       throw new SqlValidationError(`[UNSUPPORTED_EXPR_FOR_WINDOW] Expression "${expressionSql(f)}" not supported within a window function. Apply OVER to a window function (row_number, rank, lag, …) or an aggregate`, lineColumn(e.pos), 'window function', 'UNSUPPORTED_EXPR_FOR_WINDOW');
     }
@@ -175,8 +178,6 @@ export function extractWindowExpressions(items: readonly Expression[], child: Lo
     }
     if (f.arguments.some(hasWindowExpression)) throw windowInsideAggregate(f.pos);
     if (f.filter) throw new SqlValidationError('window aggregate function with filter predicate is not supported yet. Filter the rows in a subquery, or aggregate a CASE WHEN … END', lineColumn(e.pos), 'window function', '_LEGACY_ERROR_TEMP_1030');
-    // percentile_cont(p) WITHIN GROUP (ORDER BY x) is PercentileCont(x, p, reverse), as in GROUP BY.
-    const within = withinGroup(f);
     const partitionSpec = e.partitionSpec.map((p) => builder.build(p));
     const orderSpec = e.orderSpec.map((o) => ({ expr: builder.build(o.child), ascending: o.direction === 'Ascending', nullsFirst: o.nullOrdering === 'NullsFirst' }));
     const orderTypes = orderSpec.map((o) => fieldOfType('k', typeOfCompiled(compileExpression(o.expr, schema))));

@@ -37,6 +37,7 @@ import { SaxesParser } from 'saxes';
 import { RecordExpressionError } from '../errors';
 import type { Field } from '../types';
 import { coerceField } from '../operators/record-parser';
+import { toMultiUnitsString, type CalendarInterval } from './calendar-interval';
 import { formatDate } from './date';
 import { formatDecimal } from './decimal';
 import { fieldOfDataType, typeText } from './data-types';
@@ -239,7 +240,7 @@ function convertTo(datum: string, f: Field, r: Reader): unknown {
       return ms ?? fail();
     }
     // Spark's convertTo reads no other type from text.
-    case 'array': case 'map': case 'struct': case 'binary': case 'window': case 'day_time_interval': case 'year_month_interval': case 'unknown':
+    case 'array': case 'map': case 'struct': case 'binary': case 'window': case 'day_time_interval': case 'year_month_interval': case 'calendar_interval': case 'unknown':
       return fail();
   }
 }
@@ -272,7 +273,7 @@ function convertField(el: XmlElement, f: Field, r: Reader, children = el.childre
       case 'map': return convertMap(el, f, r);
       case 'array': return convertField(el, f.elementType!, r, children);
       case 'string': return convertTo(structureAsString(children), f, r);
-      case 'long': case 'double': case 'boolean': case 'timestamp': case 'date': case 'decimal': case 'binary': case 'window': case 'day_time_interval': case 'year_month_interval': case 'unknown': throw new BadRecord(`<${el.name}> holds elements, not a ${typeText(f)}`);
+      case 'long': case 'double': case 'boolean': case 'timestamp': case 'date': case 'decimal': case 'binary': case 'window': case 'day_time_interval': case 'year_month_interval': case 'calendar_interval': case 'unknown': throw new BadRecord(`<${el.name}> holds elements, not a ${typeText(f)}`);
     }
   }
   if (f.type === 'array') return convertTo(first.text, f.elementType!, r);
@@ -683,6 +684,7 @@ function valueText(v: unknown, f: Field, o: XmlOptions): string {
     // An interval as its ANSI text, as the JSON writer writes one (Spark's XML writer has none).
     case 'day_time_interval': case 'year_month_interval':
       return formatInterval(f.type, v, f.interval ?? fullRange(f.type));
+    case 'calendar_interval': return toMultiUnitsString(v as CalendarInterval);
     // Written as elements, never as one text; as an attribute, its JSON.
     case 'window': case 'unknown': case 'array': case 'map': case 'struct':
       return JSON.stringify(v);
@@ -740,7 +742,7 @@ function writeElement(w: XmlWriter, f: Field, v: unknown, o: XmlOptions): void {
       }
       return;
     }
-    case 'long': case 'double': case 'string': case 'boolean': case 'timestamp': case 'date': case 'decimal': case 'binary': case 'day_time_interval': case 'year_month_interval': case 'unknown':
+    case 'long': case 'double': case 'string': case 'boolean': case 'timestamp': case 'date': case 'decimal': case 'binary': case 'day_time_interval': case 'year_month_interval': case 'calendar_interval': case 'unknown':
       w.characters(valueText(v, f, o));
   }
 }

@@ -50,4 +50,5 @@ registerSink<ConsoleSinkOptions>({
   signature: () => ({ signature: 'at-least-once', reason: 'the console prints a re-run batch again' }),
   supportedOutputModes: () => ['append', 'update', 'complete'],
   create: (o) => new ConsoleSink(o),
+  repeatedColumnNames: true,
 });

@@ -19,6 +19,18 @@ afterEach(async () => {
 });
 
 describe('FilesSink', () => {
+  it.each(['json', 'csv', 'parquet'] as const)('refuses an interval column in %s, as Spark\'s file formats do (UNSUPPORTED_DATA_TYPE_FOR_DATASOURCE)', async (format) => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'weir-fsink-'));
+    dirs.push(dir);
+    const sink = new FilesSink({ path: dir, format, header: true }, new ManualClock(1000));
+    const nested: Schema = [{ name: 'n', type: 'long' }, { name: 'a', type: 'array', elementType: { name: 'element', type: 'calendar_interval' } }];
+    const ctx = { outputMode: 'append' as const, schema: nested, queryId: 'q1', runId: 'run-a' };
+    const err = await sink.addBatch(0, [{ n: 1, a: [{ months: 1, days: 0, micros: 0 }] }], ctx).catch((e: unknown) => e);
+    expect(err).toMatchObject({ errorClass: 'UNSUPPORTED_DATA_TYPE_FOR_DATASOURCE' });
+    expect((err as Error).message).toContain('datasource doesn\'t support the column `a` of the type "ARRAY<INTERVAL>"');
+    expect(await readdir(dir)).toEqual([]);
+  });
+
   it('skips a replayed batch id, and readers through _weir_metadata never see stray files', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'weir-fsink-'));
     dirs.push(dir);

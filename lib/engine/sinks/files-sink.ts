@@ -28,12 +28,13 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { LocalCheckpointFileManager, type LocalCheckpointFileManagerOptions } from '../checkpoint/local-checkpoint-file-manager';
-import { CheckpointWriteFailedError, ConcurrentStreamLogUpdateError, SinkError, storageAdvice } from '../errors';
+import { AnalysisException, CheckpointWriteFailedError, ConcurrentStreamLogUpdateError, SinkError, storageAdvice } from '../errors';
+import { typeText } from '../query/data-types';
 import { coerceField, csvField, splitCsvLine } from '../operators/record-parser';
 import type { Clock } from '../clock';
 import { parseJson } from '../json-text';
 import { exactKeys, jsonWriter, renderRow, renderText } from './row-rendering';
-import type { OutputMode, Row, Schema } from '../types';
+import type { Field, OutputMode, Row, Schema } from '../types';
 import { readParquetRows } from '../parquet/parquet-reader';
 import { encodeParquet } from '../parquet/parquet-writer';
 import { FileStreamSinkLog, SINK_LOG_DIR, type SinkFileStatus } from './file-stream-sink-log';
@@ -59,6 +60,23 @@ type FilesSinkOptions = z.infer<typeof FilesSinkOptions>;
 type FilesSinkConfig = Omit<FilesSinkOptions, 'compression'> & Partial<Pick<FilesSinkOptions, 'compression'>>;
 
 
+
+/** Whether a field is, or holds, a CalendarInterval. */
+const holdsCalendarInterval = (f: Field): boolean =>
+  f.type === 'calendar_interval' || [f.elementType, f.keyType, f.valueType, ...(f.fields ?? [])].some((g) => g !== undefined && holdsCalendarInterval(g));
+
+/**
+ * Spark's DataSourceUtils.verifySchema: no file format's supportDataType takes a
+ * CalendarInterval (a month has no fixed length to write), at the top or nested.
+ */
+function verifySchema(format: FilesSinkOptions['format'], schema: Schema): void {
+  const bad = schema.find(holdsCalendarInterval);
+  if (!bad) return;
+  throw new AnalysisException(
+    `The ${format === 'json' ? 'JSON' : format === 'csv' ? 'CSV' : 'Parquet'} datasource doesn't support the column \`${bad.name}\` of the type "${typeText(bad)}". Write CAST(${bad.name} AS STRING), or an ANSI interval (make_ym_interval, make_dt_interval)`,
+    { column: bad.name }, 'UNSUPPORTED_DATA_TYPE_FOR_DATASOURCE',
+  );
+}
 
 export function encodeRows(rows: Row[], schema: Schema, format: 'json' | 'csv', header: boolean): string {
   const names = schema.map((f) => f.name);
@@ -100,6 +118,7 @@ export class FilesSink implements Sink {
   }
 
   async addBatch(batchId: number, rows: Row[], ctx: SinkBatchContext): Promise<void> {
+    verifySchema(this.opts.format, ctx.schema);
     if (await this.alreadyCommitted(batchId, ctx)) return;
     const attempt = (ctx.runId ?? ctx.queryId).slice(0, 8);
     const name = `part-${String(batchId).padStart(5, '0')}-${attempt}-${this.clock.now().toString(36)}.${this.opts.format}`;

@@ -15,8 +15,17 @@
  */
 import { formatFloat } from '../query/float';
 import { formatInterval, fullRange } from '../query/interval-utils';
+import { toMultiUnitsString, type CalendarInterval } from '../query/calendar-interval';
 import { castValue } from '../query/sql-values';
+import { typeOfField } from '../query/data-types';
+import { mapKeyValue } from '../query/map-keys';
 import type { Field, Row, Schema } from '../types';
+import { writtenColumnName } from '../query/column-names';
+
+/** A map key as ToPrettyString writes it: a simple key's text (query/map-keys.ts) is its CAST text. */
+function mapKeyPretty(text: string, f: Field): string {
+  return f.type === 'array' || f.type === 'struct' ? prettyString(mapKeyValue(text, typeOfField(f)), f) : text;
+}
 
 /** A value as Spark's ToPrettyString writes it. */
 export function prettyString(v: unknown, f: Field): string {
@@ -25,8 +34,8 @@ export function prettyString(v: unknown, f: Field): string {
     case 'array':
       return `[${(v as unknown[]).map((x) => prettyString(x, f.elementType!)).join(', ')}]`;
     case 'map':
-      // A map's keys are kept as their text (query/map-functions.ts), which is the key's CAST text.
-      return `{${Object.entries(v as Record<string, unknown>).map(([k, x]) => `${k} -> ${prettyString(x, f.valueType!)}`).join(', ')}}`;
+      // A simple key's text (query/map-keys.ts) is its CAST text; an array or struct key is read back.
+      return `{${Object.entries(v as Record<string, unknown>).map(([k, x]) => `${mapKeyPretty(k, f.keyType!)} -> ${prettyString(x, f.valueType!)}`).join(', ')}}`;
     case 'struct':
       return `{${(f.fields ?? []).map((c) => prettyString((v as Row)[c.name], c)).join(', ')}}`;
     case 'window':
@@ -39,6 +48,8 @@ export function prettyString(v: unknown, f: Field): string {
       return String(castValue(v, 'decimal', 'string', { precision: f.precision ?? 38, scale: f.scale ?? 0 }));
     case 'day_time_interval': case 'year_month_interval':
       return formatInterval(f.type, v, f.interval ?? fullRange(f.type));
+    case 'calendar_interval':
+      return toMultiUnitsString(v as CalendarInterval);
     case 'long': case 'string': case 'boolean': case 'date': case 'timestamp':
       return String(castValue(v, f.type, 'string'));
     case 'unknown': default:
@@ -61,7 +72,7 @@ const halfWidth = (s: string) => s.length + (s.match(FULL_WIDTH)?.length ?? 0);
 export function showString(rows: readonly Row[], schema: Schema, numRows = 20, truncate = 20): string {
   const cut = (s: string) => (truncate > 0 && s.length > truncate ? (truncate < 4 ? s.slice(0, truncate) : `${s.slice(0, truncate - 3)}...`) : s);
   const table = [
-    schema.map((f) => escapeMetaCharacters(f.name)),
+    schema.map((f) => escapeMetaCharacters(writtenColumnName(f.name))),
     ...rows.slice(0, numRows).map((r) => schema.map((f) => cut(escapeMetaCharacters(prettyString(r[f.name], f))))),
   ];
   const widths = schema.map((_, i) => Math.max(3, ...table.map((cells) => halfWidth(cells[i]))));

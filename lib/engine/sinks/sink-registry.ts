@@ -8,6 +8,7 @@ import type { Clock } from '../clock';
 import type { OutputMode, Row, Schema } from '../types';
 import type { Sink, SinkSignature } from './sink';
 import type { DestinationKind, OutboundPolicy } from '../outbound/outbound-policy';
+import { writtenColumnName } from '../query/column-names';
 
 export interface SinkContext {
   clock: Clock;
@@ -52,6 +53,12 @@ export interface SinkDefinition<O = unknown> {
    * these are unchanged.
    */
   destinations?: readonly { option: string; kind: DestinationKind }[];
+  /**
+   * Whether the sink shows two output columns of one name (`SELECT *` over `a JOIN b ON a.k =
+   * b.k` outputs both `k`), as the console's table does; a sink that writes a column by its name
+   * (a JSON object's key, a table's column) cannot, and the query is refused (outputColumnsChecked).
+   */
+  repeatedColumnNames?: boolean;
 }
 
 const registry = new Map<string, SinkDefinition<never>>();
@@ -66,4 +73,27 @@ export function getSinkDefinition(type: string): SinkDefinition<unknown> | undef
 
 export function sinkTypes(): string[] {
   return [...registry.keys()].sort();
+}
+
+/**
+ * Spark's COLUMN_ALREADY_EXISTS (SchemaUtils.checkColumnNameDuplication, as Spark checks the data
+ * it saves to a table or files): the first output name the query repeats, where the sink writes
+ * columns by name; checked at validation and again at run start, before the first batch.
+ */
+export function outputColumnsChecked(def: Pick<SinkDefinition, 'type' | 'repeatedColumnNames'>, outputSchema: Schema): { path: string; message: string; errorClass: string } | undefined {
+  if (def.repeatedColumnNames) return undefined;
+  const seen = new Set<string>();
+  for (const f of outputSchema) {
+    const name = writtenColumnName(f.name);
+    if (!seen.has(name.toLowerCase())) {
+      seen.add(name.toLowerCase());
+      continue;
+    }
+    return {
+      path: 'sql',
+      message: `[COLUMN_ALREADY_EXISTS] The column \`${name}\` already exists. Choose another name or rename the existing column. The ${def.type} sink writes each column by its name: give one of the two an alias with AS, or select the columns one by one instead of *.`,
+      errorClass: 'COLUMN_ALREADY_EXISTS',
+    };
+  }
+  return undefined;
 }

@@ -9,12 +9,12 @@ import { fitsLong, fitsWidth, INTEGRAL_NAMES, toLong, type Long } from '../query
 import { floatFromLong } from '../query/float';
 import { MAX_PRECISION, parseDecimal } from '../query/decimal';
 import { parseDate } from '../query/date';
-import { castValue, nonFiniteDouble } from '../query/sql-values';
+import { nonFiniteDouble } from '../query/sql-values';
 import { fullRange, intervalForms, intervalTypeText, parseInterval, type IntervalKind } from '../query/interval-utils';
 import { parseTimestampLiteral } from '../query/expression-builder';
 import { canonicalTimestamp } from '../query/timestamp-micros';
-import type { SqlType } from '../query/expression';
-import { windowFields } from '../query/data-types';
+import { typeOfField, typeText, windowFields } from '../query/data-types';
+import { mapKeyText, mapKeyValue } from '../query/map-keys';
 
 export type Converted = { ok: true; value: unknown } | { ok: false; reason: string };
 
@@ -75,8 +75,9 @@ export function convertValue(v: unknown, field: Field): Converted {
       return convertComplex(v, field, convertValue);
     case 'day_time_interval': case 'year_month_interval':
       return readInterval(v, field);
-    // Every member listed, so that a new one is a lint error until it is handled here.
-    case 'unknown':
+    // Every member listed, so that a new one is a lint error until it is handled here. A
+    // CalendarInterval is no column type (fieldOfDataType).
+    case 'unknown': case 'calendar_interval':
     default:
       return { ok: true, value: v };
   }
@@ -110,7 +111,7 @@ export function convertComplex(v: unknown, f: Field, leaf: (v: unknown, f: Field
     switch (g.type) {
       case 'struct': case 'window': case 'decimal': case 'date': case 'array': case 'map': return convertComplex(x, g, leaf);
       case 'long': case 'double': case 'string': case 'boolean': case 'timestamp': case 'binary': case 'unknown':
-      case 'day_time_interval': case 'year_month_interval':
+      case 'day_time_interval': case 'year_month_interval': case 'calendar_interval':
       default: return leaf(x, g);
     }
   };
@@ -141,15 +142,15 @@ export function convertComplex(v: unknown, f: Field, leaf: (v: unknown, f: Field
     }
     case 'map': {
       if (!isObject(v)) return bad(`${stringifyJson(v)} is not an object (a map)`);
-      const kt = f.keyType!;
+      const kt = typeOfField(f.keyType!);
       const out: Record<string, unknown> = {};
       for (const [k, x] of Object.entries(v)) {
-        // A map's key is kept as its text (map-functions.ts says why), checked against its type.
-        const key = kt.type === 'string' ? k : castValue(k, 'string', kt.type as SqlType);
-        if (key === null) return bad(`key ${JSON.stringify(k)} is not a ${kt.type}`);
+        // A map's key is kept as its text (query/map-keys.ts), checked against its type.
+        const key = mapKeyValue(k, kt);
+        if (key === null) return bad(`key ${JSON.stringify(k)} is not a ${typeText(kt)}`);
         const c = any(x, f.valueType!);
         if (!c.ok) return bad(`key ${JSON.stringify(k)}: ${c.reason}`);
-        out[kt.type === 'string' ? k : (castValue(key, kt.type as SqlType, 'string') as string)] = c.value;
+        Object.defineProperty(out, mapKeyText(key, kt), { value: c.value, enumerable: true, writable: true, configurable: true });
       }
       return { ok: true, value: out };
     }
@@ -168,7 +169,7 @@ export function convertComplex(v: unknown, f: Field, leaf: (v: unknown, f: Field
       return { ok: true, value: out };
     }
     case 'long': case 'double': case 'string': case 'boolean': case 'timestamp': case 'binary': case 'unknown':
-    case 'day_time_interval': case 'year_month_interval':
+    case 'day_time_interval': case 'year_month_interval': case 'calendar_interval':
     default:
       return leaf(v, f);
   }
@@ -182,7 +183,7 @@ export function holdsLong(f: Field): boolean {
     case 'map': return (f.keyType !== undefined && holdsLong(f.keyType)) || (f.valueType !== undefined && holdsLong(f.valueType));
     case 'struct': return (f.fields ?? []).some(holdsLong);
     case 'double': case 'string': case 'boolean': case 'timestamp': case 'binary': case 'decimal': case 'date': case 'window': case 'unknown':
-    case 'day_time_interval': case 'year_month_interval':
+    case 'day_time_interval': case 'year_month_interval': case 'calendar_interval':
     default: return false;
   }
 }

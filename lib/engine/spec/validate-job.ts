@@ -14,7 +14,7 @@ import { relationsOf, sourcePath } from '../execution/query-runtime';
 import { SqlValidationError } from '../query/sql-error';
 import { tooDeep } from '../query/sql-limits';
 import { compileStreamingQuery, readsSource } from '../query/streaming-query';
-import { getSinkDefinition } from '../sinks/index';
+import { getSinkDefinition, outputColumnsChecked } from '../sinks/index';
 import { getSourceDefinition } from '../sources/index';
 import type { Schema } from '../types';
 import { sparkColumns, type SparkColumn } from '../query/data-types';
@@ -217,7 +217,7 @@ export function validateJob(specJson: unknown, opts: ValidateJobOptions = {}): V
         errorClass: 'STREAMING_OUTPUT_MODE.UNSUPPORTED_DATASOURCE',
       });
     }
-    const outputProblem = outputSchema && sinkDef.checkOutput?.(spec.sink.options as never, outputSchema);
+    const outputProblem = outputSchema && (outputColumnsChecked(sinkDef, outputSchema) ?? sinkDef.checkOutput?.(spec.sink.options as never, outputSchema));
     if (outputProblem) errors.push(outputProblem);
     try {
       const cfm = checkpointFileManagerFor(spec.checkpointLocation);

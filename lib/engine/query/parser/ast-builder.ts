@@ -19,6 +19,7 @@ import { ExpressionAstBuilder, notSupported, type WindowSpec } from './expressio
 import { parseSchema } from './data-type-parser';
 import { mapPlanExpressions, someExpression } from './expression-tree';
 import { identifierText } from './identifiers';
+import { lateralSubqueryJoin } from './lateral-subquery';
 import { Ctx, parseQuery, parseSpark } from './spark-parser';
 import type { ParsedText } from './spark-parser';
 import { VALUES_RELATION, type Expression, type JoinType, type LogicalPlan, type Position, type SortOrder, type SubqueryAlias, type UnresolvedFunction } from './unresolved-plan';
@@ -304,6 +305,10 @@ class PlanAstBuilder {
       const generator = r.KW_LATERAL() && r.joinRelation().length === 0 && r.pivotClause().length === 0 && r.unPivotClause().length === 0 ? this.lateralGenerator(r.relationPrimary()!, false) : undefined;
       if (generator) return generator(left);
       if (left.kind === 'Generate' && !left.tableFunction) throw joinAfterLateral(this.pos(r));
+      const primary = r.relationPrimary();
+      if (r.KW_LATERAL() && primary instanceof Ctx.SubQueryTableSourceContext && r.joinRelation().length === 0) {
+        return lateralSubqueryJoin(left, this.relationPrimary(primary), false, undefined, this.pos(r));
+      }
       return { kind: 'Join', left, right: this.relation(r), joinType: 'Inner', pos: this.pos(ctx) };
     }, this.relation(first));
     // Spark's visitFromClause: a PIVOT or UNPIVOT after the relations takes no LATERAL VIEW nor the other.
@@ -425,8 +430,12 @@ class PlanAstBuilder {
         const onTrue = !crit || crit.booleanExpression()?.getText().toUpperCase() === 'TRUE';
         const outer = typeText === 'LEFT' || typeText === 'LEFTOUTER';
         const generator = onTrue && !j.KW_NATURAL() && (outer || ['', 'INNER', 'CROSS'].includes(typeText)) ? this.lateralGenerator(j.relationPrimary(), outer) : undefined;
-        if (!generator) throw notSupported('LATERAL joins', this.pos(j));
-        plan = generator(plan);
+        if (generator) {
+          plan = generator(plan);
+          continue;
+        }
+        if (!(j.relationPrimary() instanceof Ctx.SubQueryTableSourceContext)) throw notSupported('LATERAL joins', this.pos(j));
+        plan = lateralSubqueryJoin(plan, this.relationPrimary(j.relationPrimary()), outer, this.lateralJoinCondition(j, typeText), this.pos(j));
         continue;
       }
       const joinType = JOIN_TYPES[typeText];
@@ -445,6 +454,26 @@ class PlanAstBuilder {
       }
     }
     return plan;
+  }
+
+  /**
+   * The ON of a JOIN LATERAL (subquery), refusing what Spark's AstBuilder refuses: a join type
+   * other than INNER, CROSS and LEFT OUTER (an outer side cannot be correlated to), NATURAL and
+   * USING.
+   */
+  private lateralJoinCondition(j: C<'JoinRelationContext'>, typeText: string): Expression | undefined {
+    const pos = this.pos(j);
+    if (!['', 'INNER', 'CROSS', 'LEFT', 'LEFTOUTER'].includes(typeText)) {
+      // Spark's JoinType.sql.
+      const sql = { RightOuter: 'RIGHT OUTER', FullOuter: 'FULL OUTER', LeftSemi: 'LEFT SEMI', LeftAnti: 'LEFT ANTI' }[JOIN_TYPES[typeText] as string] ?? typeText;
+      throw new SqlValidationError(
+        `[INVALID_LATERAL_JOIN_TYPE] The ${sql} JOIN with LATERAL correlation is not allowed because an OUTER subquery cannot correlate to its join partner. Remove the LATERAL correlation or use an INNER JOIN, or LEFT OUTER JOIN instead.`,
+        pos, 'LATERAL', 'INVALID_LATERAL_JOIN_TYPE');
+    }
+    if (j.KW_NATURAL()) throw new SqlValidationError('[UNSUPPORTED_FEATURE.LATERAL_NATURAL_JOIN] The feature is not supported: NATURAL join with LATERAL correlation. Write the join\'s condition in ON', pos, 'LATERAL', 'UNSUPPORTED_FEATURE.LATERAL_NATURAL_JOIN');
+    const crit = j.joinCriteria();
+    if (crit?.KW_USING()) throw new SqlValidationError('[UNSUPPORTED_FEATURE.LATERAL_JOIN_USING] The feature is not supported: JOIN USING with LATERAL correlation. Write the join\'s condition in ON', pos, 'LATERAL', 'UNSUPPORTED_FEATURE.LATERAL_JOIN_USING');
+    return crit ? this.joinCondition(crit) : undefined;
   }
 
   private joinCondition(crit: C<'JoinCriteriaContext'>): Expression {

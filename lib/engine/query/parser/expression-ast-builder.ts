@@ -14,7 +14,7 @@ import { dataTypeOf } from './data-type-parser';
 import { identifierText } from './identifiers';
 import { intervalString, multiUnitInterval, unitToUnitInterval } from './intervals';
 import { numberLiteral, stringLiteral, typedLiteral, unescapeSqlString } from './literals';
-import { Ctx } from './spark-parser';
+import { Ctx, syntaxErrorAt } from './spark-parser';
 import type { ParsedText } from './spark-parser';
 import type { BinaryOp, Expression, FrameBound, LogicalPlan, Position, SortOrder, UnresolvedFunction, WindowFrame } from './unresolved-plan';
 
@@ -213,11 +213,14 @@ export class ExpressionAstBuilder {
     const name = ctx._name?.text?.toLowerCase();
     if (ctx.LEFT_BRACKET()) {
       const base = this.primary(ctx._value!);
-      if (this.parsed.castTokens.has(ctx.LEFT_BRACKET()!.symbol)) {
+      const rewritten = this.parsed.brackets.get(ctx.LEFT_BRACKET()!.symbol);
+      if (rewritten === 'cast') {
         const cast = ctx._index!.primaryExpression()!;
         const dataType = cast.dataType()!;
         return { kind: 'Cast', child: base, dataType: dataTypeOf(dataType, this.parsed.text), evalMode: 'LEGACY', pos: this.parsed.text.span(ctx.start!, dataType.stop) };
       }
+      if (rewritten === 'withinGroup') return this.withinGroup(base, ctx, pos);
+      if (rewritten === 'starExcept') return this.starExcept(base, ctx);
       return { kind: 'UnresolvedExtractValue', child: base, extraction: this.value(ctx._index!), pos };
     }
     if (ctx._base) {
@@ -232,7 +235,6 @@ export class ExpressionAstBuilder {
       return { kind: 'LambdaFunction', function: lambdaBody(this.expression(ctx.expression(0)!), names), arguments: vars, pos };
     }
     if (ctx.functionName()) return this.functionCall(ctx, pos);
-    if (ctx.KW_WITHIN()) return this.percentile(ctx, pos);
     if (ctx.constant()) return this.constant(ctx.constant()!, pos);
     if (ctx.columnNamePath()) return this.columnReference(ctx.columnNamePath()!);
     if (ctx.KW_CASE()) {
@@ -361,19 +363,48 @@ export class ExpressionAstBuilder {
   }
 
   /**
-   * `percentile_cont(p) WITHIN GROUP (ORDER BY x [ASC|DESC])` and percentile_disc (the 3.5
-   * grammar's #percentile alternative): the call with its ordering, as Spark 4's UnresolvedFunction
-   * holds it (Spark 3.5's visitPercentile builds PercentileCont(x, p, reverse) at once); the
-   * aggregation resolves it (aggregate-planner.ts).
+   * Spark 4's `f(…) WITHIN GROUP (ORDER BY …)`, which spark-parser.ts writes as the subscript
+   * `f(…) [FILTER …] [OVER …] [within_group() OVER (ORDER BY …)]`: the call with its ordering, as
+   * Spark's UnresolvedFunction holds it; the analyzer decides which functions take it
+   * (aggregate-planner.ts withinGroup). After anything but a call it is Spark's syntax error at
+   * WITHIN.
    */
-  private percentile(ctx: C<'PrimaryExpressionContext'>, pos: Position): Expression {
-    const f: UnresolvedFunction = {
-      kind: 'UnresolvedFunction', nameParts: [ctx._name!.text!.toLowerCase()], arguments: [this.value(ctx._percentage!)], isDistinct: false,
-      orderingWithinGroup: [this.sortItem(ctx.sortItem()!)],
-      ...(ctx._where ? { filter: this.boolean(ctx._where) } : {}),
-      pos,
-    };
-    return this.windowed(f, ctx, pos);
+  private withinGroup(base: Expression, ctx: C<'PrimaryExpressionContext'>, pos: Position): Expression {
+    const bracket = ctx.LEFT_BRACKET()!.symbol;
+    const spec = ctx._index!.primaryExpression()!.windowSpec()!;
+    const frame = spec.windowFrame();
+    if (frame) throw syntaxErrorAt(this.parsed.text, frame.start!);
+    const orderingWithinGroup = spec.orderOrSortByClause()!.sortItem().map((s) => this.sortItem(s));
+    // The call's text runs to its FILTER or OVER when it has them (tokens before the `[` now).
+    const all = this.parsed.text.position(pos.start, Math.max(pos.end, base.pos.end));
+    if (base.kind === 'UnresolvedFunction') return { ...base, orderingWithinGroup, pos: all };
+    if (base.kind === 'UnresolvedWindowExpression' && base.child.kind === 'UnresolvedFunction') return { ...base, child: { ...base.child, orderingWithinGroup, pos: all }, pos: all };
+    throw syntaxErrorAt(this.parsed.text, bracket);
+  }
+
+  /**
+   * Spark 4's `* EXCEPT (a, b.c)`, `t.* EXCEPT (…)`, `s.* EXCEPT (…)` (its exceptClause of
+   * multi-part names), which spark-parser.ts writes as the subscript `*[(a, b.c)]`: the star with
+   * the names it leaves out, as Spark's UnresolvedStarExcept.
+   */
+  private starExcept(base: Expression, ctx: C<'PrimaryExpressionContext'>): Expression {
+    const list = ctx._index!.primaryExpression()!;
+    const items: ParserRuleContext[] = list.namedExpression().length > 0 ? list.namedExpression() : [list.expression(0)!];
+    const except = items.map((item) => {
+      const e = item instanceof Ctx.NamedExpressionContext ? this.namedExpression(item) : this.expression(item as C<'ExpressionContext'>);
+      if (e.kind !== 'UnresolvedAttribute') throw syntaxErrorAt(this.parsed.text, this.afterName(item));
+      return e.nameParts;
+    });
+    if (base.kind !== 'UnresolvedStar') throw syntaxErrorAt(this.parsed.text, ctx.LEFT_BRACKET()!.symbol);
+    return { ...base, except, pos: this.pos(ctx) };
+  }
+
+  /** The first token of `ctx` past the multi-part name it starts with (`a.b + 1`: the `+`). */
+  private afterName(ctx: ParserRuleContext): Token {
+    const tokens = this.parsed.tokens.slice(ctx.start!.tokenIndex, ctx.stop!.tokenIndex + 1).filter((t) => t.channel === 0);
+    const dot = (t: Token) => t.text === '.';
+    const at = tokens.findIndex((t, i) => (i % 2 === 1) !== dot(t));
+    return tokens[at < 0 ? tokens.length - 1 : at];
   }
 
   /** An aggregate call, or the window expression of `f(…) OVER …` when the call has a window. */

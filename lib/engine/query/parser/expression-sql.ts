@@ -71,7 +71,7 @@ export function expressionSql(e: Expression, style: SqlStyle = {}): string {
   switch (e.kind) {
     case 'UnresolvedAttribute': return `${q}${name(e.nameParts)}`;
     case 'UnresolvedNamedLambdaVariable': return `${q}${name(e.nameParts)}`;
-    case 'UnresolvedStar': return e.target ? `${name(e.target)}.*` : '*';
+    case 'UnresolvedStar': return `${e.target ? `${name(e.target)}.*` : '*'}${e.except ? ` EXCEPT (${e.except.map(name).join(', ')})` : ''}`;
     case 'Literal': return literalSql(e);
     case 'BinaryOperator': {
       const [sym, lv] = BINARY[e.op];

@@ -12,7 +12,16 @@
  * - `x :: type` (Spark 4's cast shorthand; the 3.5 grammar has none): after lexing, each `::`
  *   and the data type after it are rewritten in the token stream to `[CAST(NULL AS type)]`,
  *   a postfix on the primary expression as Spark 4 binds it. The inserted tokens carry the
- *   `::` token's offsets; ast-builder.ts knows them from `castTokens` and builds a Cast.
+ *   `::` token's offsets; ast-builder.ts knows them from `brackets` and builds a Cast.
+ * - Spark 4's `f(…) WITHIN GROUP (ORDER BY …)` after any call (3.5 takes it after
+ *   percentile_cont(p) and percentile_disc(p) only, with one ordering) and `* EXCEPT (a, b.c)`
+ *   (`(qualifiedName DOT)? ASTERISK exceptClause?`), rewritten to subscripts the same way
+ *   (rewriteSpark4Clauses): the call's `WITHIN GROUP (ORDER BY …)` moves past its FILTER,
+ *   IGNORE NULLS and OVER as `[within_group() OVER (ORDER BY …)]`, whose window reads the sort
+ *   items as Spark's `sortItem`; the star's `EXCEPT (…)` becomes `[(…)]`. The `[` carries the
+ *   WITHIN or EXCEPT token's offsets and text (a syntax error at it names that word), every
+ *   original token keeps its own, so errors point at the text; ast-builder.ts knows the `[`
+ *   from `brackets`.
  * - Spark 4's shift operators and doubled-quote escape, from the tokens
  *   (rewriteOperatorsAndStrings).
  * - Spark's syntax error: the first one ends the parse as `[PARSE_SYNTAX_ERROR] Syntax error at
@@ -302,7 +311,7 @@ class ThrowingListener extends BaseErrorListener {
 }
 
 /** Spark's ParseErrorListener: the token an error is at, with its line and column. */
-function syntaxErrorAt(text: SourceText, t: Token, hint = ''): SqlValidationError {
+export function syntaxErrorAt(text: SourceText, t: Token, hint = ''): SqlValidationError {
   const near = t.type === Token.EOF ? 'end of input' : `'${t.text ?? ''}'`;
   return new SqlValidationError(`[PARSE_SYNTAX_ERROR] Syntax error at or near ${near}.${hint}`, text.tokenPosition(t), 'syntax', 'PARSE_SYNTAX_ERROR');
 }
@@ -353,10 +362,16 @@ export class SourceText {
   }
 }
 
-/** A parsed text: its tokens (after the `::` rewrite) and which `[` tokens stand for a `::`. */
+/**
+ * What a `[` the rewrites insert stands for: a `::` cast, a call's WITHIN GROUP, a star's EXCEPT
+ * (see the header).
+ */
+type RewrittenBracket = 'cast' | 'withinGroup' | 'starExcept';
+
+/** A parsed text: its tokens (after the rewrites) and the `[` tokens they inserted. */
 export interface ParsedText {
   readonly text: SourceText;
-  readonly castTokens: ReadonlySet<Token>;
+  readonly brackets: ReadonlyMap<Token, RewrittenBracket>;
   readonly tokens: readonly Token[];
 }
 
@@ -394,7 +409,7 @@ function synthetic(at: Token, type: number, text: string): CommonToken {
 }
 
 /** Rewrites each `::` type into `[CAST(NULL AS type)]` (see the header). */
-function rewriteCasts(all: Token[], castTokens: Set<Token>): Token[] {
+function rewriteCasts(all: Token[], brackets: Map<Token, RewrittenBracket>): Token[] {
   const visible = all.filter((t) => t.channel === Token.DEFAULT_CHANNEL);
   const before = new Map<Token, Token[]>();
   const after = new Map<Token, Token[]>();
@@ -406,7 +421,7 @@ function rewriteCasts(all: Token[], castTokens: Set<Token>): Token[] {
     const end = dataTypeEnd(visible, i + 2);
     if (end === i + 2) continue; // no type: left for the parser to refuse at `:`
     const open = synthetic(a, SparkSqlLexer.LEFT_BRACKET, '[');
-    castTokens.add(open);
+    brackets.set(open, 'cast');
     drop.add(a).add(b);
     before.set(a, [open, synthetic(a, SparkSqlLexer.KW_CAST, 'CAST'), synthetic(a, SparkSqlLexer.LEFT_PAREN, '('), synthetic(a, SparkSqlLexer.KW_NULL, 'NULL'), synthetic(a, SparkSqlLexer.KW_AS, 'AS')]);
     const last = visible[end - 1];
@@ -501,6 +516,90 @@ function rewriteOperatorsAndStrings(all: Token[]): Token[] {
   return out;
 }
 
+/** The index in `all` of the token that closes the bracket `all[open]` opens, or -1. */
+function closing(all: readonly Token[], open: number): number {
+  const [o, c] = all[open].type === SparkSqlLexer.LEFT_PAREN ? [SparkSqlLexer.LEFT_PAREN, SparkSqlLexer.RIGHT_PAREN] : [SparkSqlLexer.LEFT_BRACKET, SparkSqlLexer.RIGHT_BRACKET];
+  let depth = 0;
+  for (let k = open; k < all.length; k++) {
+    if (all[k].type === o) depth++;
+    else if (all[k].type === c && --depth === 0) return k;
+  }
+  return -1;
+}
+
+/** Tokens a star may follow as a select item or an argument (`SELECT *`, `f(*`, `, *`, `t.*`). */
+const BEFORE_STAR = new Set([SparkSqlLexer.KW_SELECT, SparkSqlLexer.COMMA, SparkSqlLexer.LEFT_PAREN, SparkSqlLexer.KW_DISTINCT, SparkSqlLexer.KW_ALL, SparkSqlLexer.DOT]);
+
+/**
+ * Rewrites Spark 4's `f(…) WITHIN GROUP (ORDER BY …)` and `* EXCEPT (…)` into subscripts the
+ * 3.5 grammar parses (see the header). A text that does not have the clause's shape (`WITHIN`
+ * not after a `)`, `EXCEPT` without a parenthesized name after a star) is left as it is, for the
+ * parser to refuse where Spark does.
+ */
+function rewriteSpark4Clauses(all: Token[], brackets: Map<Token, RewrittenBracket>): Token[] {
+  let out = all;
+  // The visible token after index k, and its index.
+  const next = (k: number) => {
+    for (k++; k < out.length && out[k].channel !== Token.DEFAULT_CHANNEL; k++);
+    return k;
+  };
+  const type = (k: number) => out[k]?.type;
+  const previous = (k: number) => {
+    for (k--; k >= 0 && out[k].channel !== Token.DEFAULT_CHANNEL; k--);
+    return type(k);
+  };
+  /** Whether the visible tokens from index k are of `types`, in order. */
+  const is = (k: number, ...types: number[]) => types.every((t) => {
+    const ok = type(k) === t;
+    k = next(k);
+    return ok;
+  });
+  for (let i = 0; i < out.length; i++) {
+    const t = out[i];
+    if (t.type === SparkSqlLexer.KW_WITHIN && previous(i) === SparkSqlLexer.RIGHT_PAREN && is(next(i), SparkSqlLexer.KW_GROUP, SparkSqlLexer.LEFT_PAREN, SparkSqlLexer.KW_ORDER, SparkSqlLexer.KW_BY)) {
+      const open = next(next(i));
+      const close = closing(out, open);
+      if (close < 0) continue;
+      // The rest of the call: FILTER (WHERE …), IGNORE|RESPECT NULLS, OVER (…) or OVER w.
+      let end = next(close);
+      if (type(end) === SparkSqlLexer.KW_FILTER && type(next(end)) === SparkSqlLexer.LEFT_PAREN) {
+        const f = closing(out, next(end));
+        if (f > 0) end = next(f);
+      }
+      if ((type(end) === SparkSqlLexer.KW_IGNORE || type(end) === SparkSqlLexer.KW_RESPECT) && type(next(end)) === SparkSqlLexer.KW_NULLS) end = next(next(end));
+      if (type(end) === SparkSqlLexer.KW_OVER) {
+        const w = next(end);
+        const c = type(w) === SparkSqlLexer.LEFT_PAREN ? closing(out, w) : w;
+        if (c >= 0 && type(c) !== Token.EOF) end = next(c);
+      }
+      const tailEnd = end < out.length ? end : out.length - 1;
+      // Back to just past the last visible token of the tail.
+      let stop = tailEnd;
+      while (stop > close + 1 && out[stop - 1].channel !== Token.DEFAULT_CHANNEL) stop--;
+      const bracket = synthetic(t, SparkSqlLexer.LEFT_BRACKET, t.text!);
+      brackets.set(bracket, 'withinGroup');
+      out = [
+        ...out.slice(0, i), ...out.slice(close + 1, stop),
+        bracket, synthetic(t, SparkSqlLexer.IDENTIFIER, 'within_group'), synthetic(t, SparkSqlLexer.LEFT_PAREN, '('), synthetic(t, SparkSqlLexer.RIGHT_PAREN, ')'), synthetic(t, SparkSqlLexer.KW_OVER, 'OVER'),
+        ...out.slice(open, close + 1), synthetic(out[close], SparkSqlLexer.RIGHT_BRACKET, ']'),
+        ...out.slice(stop),
+      ];
+    } else if (t.type === SparkSqlLexer.ASTERISK && BEFORE_STAR.has(previous(i)!) && is(next(i), SparkSqlLexer.KW_EXCEPT, SparkSqlLexer.LEFT_PAREN)) {
+      const except = next(i);
+      const open = next(except);
+      const name = out[next(open)];
+      if (!name || !(name.type === SparkSqlLexer.IDENTIFIER || name.type === SparkSqlLexer.BACKQUOTED_IDENTIFIER || (SparkSqlLexer.symbolicNames[name.type]?.startsWith('KW_') && !QUERY_START.has(name.type)))) continue;
+      const close = closing(out, open);
+      if (close < 0) continue;
+      const bracket = synthetic(out[except], SparkSqlLexer.LEFT_BRACKET, out[except].text!);
+      brackets.set(bracket, 'starExcept');
+      out = [...out.slice(0, except), bracket, ...out.slice(open, close + 1), synthetic(out[close], SparkSqlLexer.RIGHT_BRACKET, ']'), ...out.slice(close + 1)];
+    }
+  }
+  if (out !== all) out.forEach((t, i) => { (t as CommonToken).tokenIndex = i; });
+  return out;
+}
+
 function runParser<T>(tokens: readonly Token[], listener: ThrowingListener, entry: (p: SparkSqlParser) => T): T {
   const make = () => {
     const p = new SparkParser(new CommonTokenStream(new TokenListSource(tokens)));
@@ -560,17 +659,17 @@ function parseTokens<T>(tokens: readonly Token[], listener: ThrowingListener, en
   }
 }
 
-/** Lexes `sql`, with the `::` rewrite; a lexer error is Spark's syntax error at its character. */
+/** Lexes `sql`, with the rewrites; a lexer error is Spark's syntax error at its character. */
 function lex(sql: string): { parsed: ParsedText; listener: ThrowingListener } {
   const text = new SourceText(sql);
   const listener = new ThrowingListener(text);
   const lexer = new SparkSqlLexer(CharStreams.fromString(sql));
   lexer.removeErrorListeners();
   lexer.addErrorListener(listener);
-  const castTokens = new Set<Token>();
-  const tokens = rewriteCasts(rewriteOperatorsAndStrings(lexer.getAllTokens().concat(lexer.nextToken())), castTokens);
+  const brackets = new Map<Token, RewrittenBracket>();
+  const tokens = rewriteCasts(rewriteSpark4Clauses(rewriteOperatorsAndStrings(lexer.getAllTokens().concat(lexer.nextToken())), brackets), brackets);
   for (const t of tokens) if (NAME_ONLY_KEYWORDS.has(t.type)) (t as CommonToken).type = SparkSqlLexer.IDENTIFIER;
-  return { parsed: { text, castTokens, tokens }, listener };
+  return { parsed: { text, brackets, tokens }, listener };
 }
 
 /**
@@ -583,7 +682,7 @@ function checkClosedComments({ text, tokens }: ParsedText): void {
   if (t) throw new SqlValidationError('[_LEGACY_ERROR_TEMP_0055] Unclosed bracketed comment', text.tokenPosition(t), 'syntax', '_LEGACY_ERROR_TEMP_0055');
 }
 
-/** Lexes `sql` (with the `::` rewrite) and parses it with `entry`, one of ENTRY_RULES. */
+/** Lexes `sql` (with the rewrites) and parses it with `entry`, one of ENTRY_RULES. */
 export function parseSpark<T>(sql: string, entry: (p: SparkSqlParser) => T): { tree: T; parsed: ParsedText } {
   const { parsed, listener } = lex(sql);
   const tree = parseTokens(parsed.tokens, listener, entry);

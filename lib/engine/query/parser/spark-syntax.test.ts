@@ -195,6 +195,56 @@ describe('aggregation', () => {
   });
 });
 
+describe("Spark 4's WITHIN GROUP and * EXCEPT", () => {
+  const sortOrder = (child: object, direction = 'Ascending') => ({ kind: 'SortOrder', child, direction });
+
+  it('f(…) WITHIN GROUP (ORDER BY …) after any call, before its FILTER, IGNORE NULLS and OVER', () => {
+    expectItem('mode() WITHIN GROUP (ORDER BY x DESC)', { ...call('mode'), orderingWithinGroup: [sortOrder(attr('x'), 'Descending')] });
+    expectItem('percentile_cont(0.5) WITHIN GROUP (ORDER BY x) FILTER (WHERE y > 1)', {
+      kind: 'UnresolvedFunction', nameParts: ['percentile_cont'], orderingWithinGroup: [sortOrder(attr('x'))], filter: { kind: 'BinaryOperator', op: 'GreaterThan' },
+    });
+    expectItem('f(DISTINCT a, b) WITHIN GROUP (ORDER BY c, d + 1 DESC NULLS FIRST) OVER (PARTITION BY e)', {
+      kind: 'UnresolvedWindowExpression', partitionSpec: [attr('e')],
+      child: { kind: 'UnresolvedFunction', nameParts: ['f'], isDistinct: true, orderingWithinGroup: [sortOrder(attr('c')), { ...sortOrder({ kind: 'BinaryOperator', op: 'Add' }, 'Descending'), nullOrdering: 'NullsFirst' }] },
+    });
+    expectItem('first(a) WITHIN GROUP (ORDER BY b) IGNORE NULLS OVER w', { kind: 'UnresolvedWindowExpression', windowName: 'w', child: { nameParts: ['first'], ignoreNulls: true, orderingWithinGroup: [sortOrder(attr('b'))] } });
+    // Inside another call's arguments and ordering, and cast after it.
+    expectItem('g(mode() WITHIN GROUP (ORDER BY x)) WITHIN GROUP (ORDER BY h(y) WITHIN GROUP (ORDER BY z))', {
+      nameParts: ['g'], arguments: [{ nameParts: ['mode'], orderingWithinGroup: [sortOrder(attr('x'))] }],
+      orderingWithinGroup: [sortOrder({ nameParts: ['h'], orderingWithinGroup: [sortOrder(attr('z'))] })],
+    });
+    expectItem('mode() WITHIN GROUP (ORDER BY x)::string', { kind: 'Cast', child: { nameParts: ['mode'], orderingWithinGroup: [sortOrder(attr('x'))] } });
+  });
+
+  it('WITHIN GROUP after anything but a call, or without ORDER BY, is a syntax error at its text', () => {
+    for (const [sql, near, column] of [
+      ['SELECT (a) WITHIN GROUP (ORDER BY b) FROM t', 'WITHIN', 12],
+      ['SELECT f(a) WITHIN GROUP (ORDER BY) FROM t', ')', 35],
+      ['SELECT f(a) WITHIN GROUP (ORDER BY b ROWS 1 PRECEDING) FROM t', 'ROWS', 38],
+    ] as const) {
+      let error: unknown;
+      try {
+        parsePlan(sql);
+      } catch (e) {
+        error = e;
+      }
+      expect(error, sql).toBeInstanceOf(SqlValidationError);
+      expect((error as SqlValidationError).message, sql).toMatch(new RegExp(`^\\[PARSE_SYNTAX_ERROR\\] Syntax error at or near '?${near.replace(/[()]/g, '\\$&')}'?\\.`));
+      expect((error as SqlValidationError).column, sql).toBe(column);
+    }
+  });
+
+  it('* EXCEPT (a, b.c), t.* EXCEPT (…), s.inner.* EXCEPT (…), as a select item and an argument', () => {
+    expectItem('* EXCEPT (a, b.c)', { kind: 'UnresolvedStar', except: [['a'], ['b', 'c']] });
+    expectItem('t.* EXCEPT (`a-b`)', { kind: 'UnresolvedStar', target: ['t'], except: [['a-b']] });
+    expectItem('s.inner.* EXCEPT (f)', { kind: 'UnresolvedStar', target: ['s', 'inner'], except: [['f']] });
+    expectItem('coalesce(* EXCEPT (a))', call('coalesce', { kind: 'UnresolvedStar', except: [['a']] }));
+    expect(expressionSql(item('* EXCEPT (a, b.c)').e)).toBe('* EXCEPT (a, b.c)');
+    // EXCEPT the set operation stays one.
+    expect(parsePlan('SELECT * FROM t EXCEPT (SELECT * FROM u)')).toMatchObject({ kind: 'Except' });
+  });
+});
+
 describe("Spark's keyword forms of functions", () => {
   it('substr(s FROM 2), substring(s FROM 2 FOR 3)', () => {
     expectItem('substr(s FROM 2)', call('substr', attr('s'), int(2)));

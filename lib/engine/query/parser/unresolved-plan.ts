@@ -45,7 +45,12 @@ interface UnresolvedAttribute extends Node {
    */
   readonly exact?: true;
 }
-interface UnresolvedStar extends Node { readonly kind: 'UnresolvedStar'; readonly target?: readonly string[] }
+interface UnresolvedStar extends Node {
+  readonly kind: 'UnresolvedStar';
+  readonly target?: readonly string[];
+  /** `* EXCEPT (a, b.c)`: the names (a column, a field of one) left out, as Spark's UnresolvedStarExcept. */
+  readonly except?: readonly (readonly string[])[];
+}
 export interface Literal extends Node { readonly kind: 'Literal'; readonly value: LiteralValue; readonly dataType: DataType }
 export interface UnresolvedFunction extends Node {
   readonly kind: 'UnresolvedFunction';
@@ -54,7 +59,7 @@ export interface UnresolvedFunction extends Node {
   readonly isDistinct: boolean;
   readonly filter?: Expression;
   readonly ignoreNulls?: boolean;
-  /** `WITHIN GROUP (ORDER BY …)` of an inverse distribution function (percentile_cont, percentile_disc). */
+  /** `WITHIN GROUP (ORDER BY …)` after the call (the analyzer refuses it after a function that takes none). */
   readonly orderingWithinGroup?: readonly SortOrder[];
 }
 interface Cast extends Node { readonly kind: 'Cast'; readonly child: Expression; readonly dataType: DataType; readonly evalMode: 'LEGACY' | 'TRY' }

@@ -687,10 +687,6 @@ SELECT variance(col) FROM VALUES (1), (2), (3) AS tab(col) => 1.0
 /** Examples whose answer in Weir is not Spark's, with the reason (docs/sql.md lists them). */
 export const SPARK_EXAMPLE_DIFFERENCES: Record<string, string> = {
   ...Object.fromEntries(['current_user', 'user', 'session_user'].map((f) => [`SELECT ${f}()`, "whom the query runs as: Spark's example ran as mockingjay, a query with no user given runs as weir"])),
-  ...Object.fromEntries(['SELECT make_interval(100, 11, 1, 1, 12, 30, 01.001001)', 'SELECT make_interval(0, 1, 0, 1, 0, 0, 100.000001)'].map((q) => [q,
-    "Spark's CalendarInterval mixes months with days and time; Weir's intervals are ANSI, so a call with both parts is refused (write make_ym_interval(…) + make_dt_interval(…))"])),
-  'SELECT try_make_interval(100, 11)': "an INTERVAL YEAR TO MONTH, printed INTERVAL '100-11' YEAR TO MONTH, where Spark's CalendarInterval prints 100 years 11 months",
-  'SELECT try_make_interval(0)': "an INTERVAL DAY, printed INTERVAL '0' DAY, where Spark's CalendarInterval prints 0 seconds",
   ...Object.fromEntries([
     "SELECT hex(aes_encrypt('Spark', '0000111122223333'))",
     "SELECT hex(aes_encrypt('Spark SQL', '0000111122223333', 'GCM'))",

@@ -299,9 +299,6 @@ function selectItems(list: string): string[] {
   return [...items, list.slice(start)];
 }
 
-/** A select item without its alias (`x AS t`, `x t`'s AS form), which an alias of the harness replaces. */
-const unaliased = (item: string) => item.replace(/\s+as\s+(?:\w+|`[^`]*`)\s*$/i, '');
-
 /** Whether the SQL reads a table of this name (a word of its text outside quotes). */
 const reads = (sql: string, name: string) => new RegExp(`\\b${name}\\b`, 'i').test(sql.replace(/'(?:[^'\\]|\\.)*'/g, "''"));
 
@@ -318,12 +315,8 @@ function errorAnswer(e: unknown): WeirAnswer {
  * files' one-row view t, `CREATE TEMPORARY VIEW t AS SELECT 1`, whose column none of them
  * reads), runs as `SELECT … FROM src` over a one-row stream, or, an aggregate (which Weir
  * refuses over a stream without a watermark), over one row of VALUES as the static side of a
- * join with it, as Spark's one-row relation is a batch. Weir refuses two output columns of
- * one name (a sink writes columns by name), where Spark's result may repeat one
- * (`SELECT null, Null`): such a query runs with its items aliased c1, c2, … so that their values
- * are still compared, as are those of a query over views (`SELECT nt1.k, nt2.k FROM …`), where
- * no item is a star. A query that reads views runs as the static side of a join with that
- * stream (see the file's comment), as does one of tables of VALUES, of a table-valued function
+ * join with it, as Spark's one-row relation is a batch. A query that reads views runs as the
+ * static side of a join with that stream (see the file's comment), as does one of tables of VALUES, of a table-valued function
  * (range(…), explode(…) in FROM) or a set operation of SELECTs; a view's own entry answers by
  * reading the view.
  */
@@ -339,10 +332,7 @@ export async function weirAnswer(query: string, views: readonly GoldenView[] = [
   const m = /^select\s+([^]*?)(?:\s+from\s+t)?$/i.exec(query.slice(comments));
   if (used.length || !m || /\b(?:from|union|except|minus|intersect|where|group\s+by|having|order\s+by|limit)\b/i.test(topLevel(m[1]))) return staticAnswer(query, views, binary);
   try {
-    const { row, schema } = await select(`${query.slice(0, comments)}${m[1]}`).catch((e: unknown) => {
-      if (!/appears twice/.test((e as Error).message)) throw e;
-      return select(selectItems(m[1]).map((item, i) => `${unaliased(item)} AS c${i + 1}`).join(','));
-    });
+    const { row, schema } = await select(`${query.slice(0, comments)}${m[1]}`);
     return { output: schema.map((f) => goldenPrinted(row[f.name], f, binary)).join('\t'), schema };
   } catch (e) {
     // An aggregate over the stream, which Weir refuses without a watermark (_LEGACY_ERROR_TEMP_3102):
@@ -350,19 +340,6 @@ export async function weirAnswer(query: string, views: readonly GoldenView[] = [
     if (errorAnswer(e).output === 'error _LEGACY_ERROR_TEMP_3102') return staticAnswer(`SELECT ${m[1]} FROM VALUES (0) AS one_row(one_row)`, [], binary);
     return errorAnswer(e);
   }
-}
-
-/**
- * `SELECT a, b FROM …` with its select items aliased c1, c2, … (as a one-row query's are, for a
- * repeated name); undefined where an item is a star, which no alias renames, or there is no FROM.
- */
-function withAliasedItems(query: string): string | undefined {
-  const select = /^\s*select\s/i.exec(query);
-  const from = /\sfrom\s/i.exec(topLevel(query));
-  if (!select || !from) return undefined;
-  const items = selectItems(query.slice(select[0].length, from.index));
-  if (items.some((item) => /\*\s*$/.test(item))) return undefined;
-  return `SELECT ${items.map((item, i) => `${unaliased(item)} AS c${i + 1}`).join(', ')}${query.slice(from.index)}`;
 }
 
 /** The query over the views it reads: its rows printed one a line, sorted unless it orders them at its top level. */
@@ -382,11 +359,7 @@ async function staticAnswer(query: string, views: readonly GoldenView[], binary?
     return selectStaticTables(text, tables);
   });
   try {
-    const { rows, schema } = await run(sql).catch((e: unknown) => {
-      const aliased = /appears twice/.test((e as Error).message) && withAliasedItems(sql);
-      if (!aliased) throw e;
-      return run(aliased);
-    });
+    const { rows, schema } = await run(sql);
     const lines = rows.map((row) => schema.map((f) => goldenPrinted(row[f.name], f, binary)).join('\t'));
     return { output: (/\border\s+by\b/i.test(topLevel(query)) ? lines : lines.sort()).join('\n'), schema };
   } catch (e) {

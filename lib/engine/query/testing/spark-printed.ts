@@ -8,8 +8,11 @@ import { formatDate } from '../date';
 import { formatDecimal } from '../decimal';
 import { formatFloat } from '../float';
 import { formatInterval, fullRange } from '../interval-utils';
+import { toMultiUnitsString, type CalendarInterval } from '../calendar-interval';
 import { formatTimestamp } from '../timestamp-micros';
 import { formatDouble } from '../sql-values';
+import { typeOfField } from '../data-types';
+import { mapKeyValue } from '../map-keys';
 import type { StaticTableSpec } from '../../operators/stream-static-join';
 import { compileStreamingQuery, type CompiledStreamingQuery } from '../streaming-query';
 import type { OperatorContext } from '../../operators/physical-operator';
@@ -49,9 +52,15 @@ export function printed(v: unknown, f: Field, nested = false, interval = ansiInt
     case 'timestamp': return typeof v === 'number' ? formatTimestamp(v) : String(v);
     case 'binary': return binaryPrinted(v as Uint8Array, binary);
     case 'array': return `[${(v as unknown[]).map((x) => inner(x, f.elementType!)).join(',')}]`;
-    case 'map': return `{${Object.entries(v as Record<string, unknown>).map(([k, x]) => `${inner(f.keyType!.type === 'string' ? k : f.keyType!.type === 'decimal' ? k : Number(k), { ...f.keyType!, ...(f.keyType!.type === 'decimal' ? { type: 'string' } : {}) }, f.keyType!.type !== 'decimal')}:${inner(x, f.valueType!)}`).join(',')}}`;
+    case 'map': {
+      const kt = typeOfField(f.keyType!);
+      // HiveResult sorts a map's printed entries.
+      return `{${Object.entries(v as Record<string, unknown>).map(([k, x]) => `${inner(mapKeyValue(k, kt), f.keyType!)}:${inner(x, f.valueType!)}`).sort().join(',')}}`;
+    }
     case 'struct': case 'window': return `{${(f.fields ?? []).map((c) => `"${c.name}":${inner((v as Row)[c.name], c)}`).join(',')}}`;
     case 'day_time_interval': case 'year_month_interval': return interval(v, f);
+    // HiveResult.toHiveString: CalendarInterval.toString, the units' text.
+    case 'calendar_interval': return toMultiUnitsString(v as CalendarInterval);
     case 'boolean': case 'long': case 'unknown': default: return String(v);
   }
 }

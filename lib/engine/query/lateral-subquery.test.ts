@@ -1,0 +1,59 @@
+/**
+ * LATERAL subqueries (parser/lateral-subquery.ts) through the streaming engine's operators, one
+ * batch at a time: each stream row joined with the subquery's rows for its values, the plan run
+ * once per distinct tuple of them in a batch.
+ */
+import { describe, expect, it } from 'vitest';
+import type { StaticTableSpec } from '../operators/stream-static-join';
+import type { Row } from '../types';
+import { compileStreamingQuery } from './streaming-query';
+import { eventsQuery } from './testing/events-query';
+
+const SCHEMA = [{ name: 'id', type: 'long' as const }, { name: 'k', type: 'long' as const }];
+
+describe('LATERAL subqueries over a stream', () => {
+  const { run } = eventsQuery(SCHEMA);
+  const ROWS = [{ id: 1, k: 2 }, { id: 2, k: 0 }, { id: 3, k: null }];
+
+  it('FROM e, LATERAL (…): each row with the subquery\'s rows for its values; none drops it', async () => {
+    expect(await run('SELECT e.id, t.v FROM events e, LATERAL (SELECT v FROM VALUES (1), (2), (3) AS t(v) WHERE v <= e.k) t', ROWS))
+      .toEqual([{ id: 1, v: 1 }, { id: 1, v: 2 }]);
+    // Unaliased, its columns read unqualified; an outer column in its select list.
+    expect(await run('SELECT id, w FROM events e JOIN LATERAL (SELECT v + e.k AS w FROM VALUES (10), (20) AS t(v))', ROWS))
+      .toEqual([{ id: 1, w: 12 }, { id: 1, w: 22 }, { id: 2, w: 10 }, { id: 2, w: 20 }, { id: 3, w: null }, { id: 3, w: null }]);
+    // Without FROM: one row of the outer row's values.
+    expect(await run('SELECT e.id, t.n FROM events e, LATERAL (SELECT e.k + 1 AS n) t', ROWS)).toEqual([{ id: 1, n: 3 }, { id: 2, n: 1 }, { id: 3, n: null }]);
+  });
+
+  it('JOIN LATERAL … ON keeps the pairs ON holds for; LEFT JOIN LATERAL pads the rows left with none', async () => {
+    const sub = '(SELECT v FROM VALUES (1), (2), (3) AS t(v) WHERE v <= e.k + 1) t';
+    expect(await run(`SELECT e.id, t.v FROM events e JOIN LATERAL ${sub} ON t.v > 1`, ROWS)).toEqual([{ id: 1, v: 2 }, { id: 1, v: 3 }]);
+    expect(await run(`SELECT e.id, t.v FROM events e LEFT JOIN LATERAL ${sub} ON t.v > 1`, ROWS))
+      .toEqual([{ id: 1, v: 2 }, { id: 1, v: 3 }, { id: 2, v: null }, { id: 3, v: null }]);
+    // An aggregate per row: one row each (count over no rows is 0).
+    expect(await run('SELECT e.id, c.n FROM events e, LATERAL (SELECT count(*) AS n FROM VALUES (1), (2), (3) AS t(v) WHERE v <= e.k) c', ROWS))
+      .toEqual([{ id: 1, n: 2 }, { id: 2, n: 0 }, { id: 3, n: 0 }]);
+  });
+
+  it('over a static table: read once per batch, the plan run once per distinct tuple of outer values', async () => {
+    const regions: StaticTableSpec = { name: 'regions', path: 'memory:regions', format: 'json', schema: [{ name: 'weight', type: 'long' }] };
+    const q = compileStreamingQuery('SELECT e.id, r.weight FROM events e LEFT JOIN LATERAL (SELECT weight FROM regions WHERE weight > e.k ORDER BY weight LIMIT 1) r ON true', { kind: 'StreamingRelation', sourceName: 'events', schema: SCHEMA }, { staticTables: [regions] });
+    let reads = 0;
+    let weights = [1, 5, 9];
+    const loadStaticTable = async (): Promise<Row[]> => {
+      reads++;
+      return weights.map((weight) => ({ weight }));
+    };
+    const batch = async (rows: Row[], batchId: number) => {
+      let out = rows;
+      for (const op of q.operators) out = await op.execute(out, { batchId, batchWatermarkMs: 0, batchTimestampMs: 0, loadStaticTable });
+      return out;
+    };
+    expect(await batch([{ id: 1, k: 4 }, { id: 2, k: 9 }, { id: 3, k: 4 }], 0)).toEqual([{ id: 1, weight: 5 }, { id: 2, weight: null }, { id: 3, weight: 5 }]);
+    expect(reads).toBe(1);
+    // The next batch reads the table as it is then.
+    weights = [6];
+    expect(await batch([{ id: 4, k: 4 }], 1)).toEqual([{ id: 4, weight: 6 }]);
+    expect(reads).toBe(2);
+  });
+});
