@@ -309,3 +309,59 @@ describe('aggregate errors say what to do', () => {
     expect(refused('SELECT mode() FROM t')).toMatch(/^\[INVALID_WITHIN_GROUP_EXPRESSION.WITHIN_GROUP_MISSING\]/);
   });
 });
+
+describe('listagg / string_agg', () => {
+  const ss = (...v: (string | null)[]) => v.map((s) => ({ s }));
+  const sx = (...v: [string | null, number | null][]) => v.map(([s, x]) => ({ s, x }));
+
+  it.each([
+    // Spark 4's examples of ListAgg.
+    ['listagg(s)', ss('a', 'b', 'c'), 'abc'],
+    ['listagg(s) WITHIN GROUP (ORDER BY s DESC)', ss('a', 'b', 'c'), 'cba'],
+    ['listagg(s)', ss('a', null, 'b'), 'ab'],
+    ['listagg(s)', ss('a', 'a'), 'aa'],
+    ["listagg(s, ', ')", ss('a', 'b', 'c'), 'a, b, c'],
+    ['listagg(s)', ss(null, null), null],
+    ['string_agg(s, NULL)', ss('a', 'b'), 'ab'],
+    // By another column, NULL keys first ascending (Spark's default), ties in arrival order.
+    ["listagg(s, '-') WITHIN GROUP (ORDER BY x)", sx(['c', 3], ['a', null], ['b', 1], ['d', 1]), 'a-b-d-c'],
+    ["listagg(s, '-') WITHIN GROUP (ORDER BY x DESC)", sx(['c', 3], ['a', null], ['b', 1], ['d', 1]), 'c-b-d-a'],
+    ["listagg(s, '-') WITHIN GROUP (ORDER BY x DESC NULLS FIRST, s DESC)", sx(['c', 3], ['a', null], ['b', 1], ['d', 1]), 'a-c-d-b'],
+    // A number is read as its STRING (Spark's implicit cast).
+    ["listagg(x, ',')", sx(['a', 1.5], ['b', null], ['c', 2]), '1.5,2.0'],
+  ] as const)('%s', async (select, rows, want) => {
+    expect(await one(select, rows as unknown as Row[])).toBe(want);
+    // Split over three batches with a restart between: the buffer comes back from state.
+    expect(await one(select, rows as unknown as Row[], 3)).toBe(want);
+  });
+
+  it('skips the rows FILTER leaves out, and a group with none is NULL', async () => {
+    expect(await one("listagg(s, ',') FILTER (WHERE x > 1)", sx(['a', 1], ['b', 2], ['c', 3]))).toBe('b,c');
+    expect(await one("listagg(s, ',') FILTER (WHERE x > 5)", sx(['a', 1]))).toBeNull();
+  });
+
+  it('is a STRING, or a BINARY of BINARY values', () => {
+    const q = runner("SELECT listagg(s) AS a, string_agg(CAST(s AS BINARY), X'2C') AS b FROM t");
+    expect(q.outputSchema().map((f) => f.type)).toEqual(['string', 'binary']);
+  });
+
+  it("refuses what Spark refuses, with Spark's error classes", () => {
+    const refused = (sql: string) => {
+      try {
+        runner(sql);
+      } catch (e) {
+        return (e as Error).message;
+      }
+      return 'accepted';
+    };
+    expect(refused('SELECT listagg(array(s)) FROM t')).toMatch(/^\[DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE\]/);
+    expect(refused('SELECT listagg(s, s) FROM t')).toMatch(/^\[DATATYPE_MISMATCH.NON_FOLDABLE_INPUT\]/);
+    expect(refused("SELECT listagg(CAST(s AS BINARY), ',') FROM t")).toMatch(/^\[DATATYPE_MISMATCH.DATA_DIFF_TYPES\]/);
+    expect(refused("SELECT listagg(s, X'2C') FROM t")).toMatch(/^\[DATATYPE_MISMATCH.DATA_DIFF_TYPES\]/);
+    expect(refused('SELECT listagg(DISTINCT s) WITHIN GROUP (ORDER BY x) FROM t')).toMatch(/^\[FUNCTION_AND_ORDER_EXPRESSION_MISMATCH\]/);
+    expect(refused('SELECT listagg(DISTINCT s) WITHIN GROUP (ORDER BY s, x) FROM t')).toMatch(/^\[FUNCTION_AND_ORDER_EXPRESSION_MISMATCH\]/);
+    // DISTINCT over a stream is refused as for every aggregate.
+    expect(refused('SELECT listagg(DISTINCT s) FROM t')).toMatch(/Distinct aggregations are not supported on streaming DataFrames\/Datasets/);
+    expect(refused('SELECT collect_list(s) WITHIN GROUP (ORDER BY s) FROM t')).toMatch(/^\[INVALID_SQL_SYNTAX.FUNCTION_WITH_UNSUPPORTED_SYNTAX\]/);
+  });
+});

@@ -114,7 +114,7 @@ function harness(j: Awaited<ReturnType<typeof job>>, mode: OutputMode, expected:
 const AGG_SQL = 'SELECT region, count(*) AS n, sum(amount) AS s FROM events GROUP BY region';
 /**
  * Every kind of aggregation buffer beyond count and sum (moments, lists, sets, first/last,
- * extremum-by pairs, bigint sums, value counts, the quantile sketch), so that a crash and a
+ * extremum-by pairs, bigint sums, value counts, the quantile sketch, listagg's ordered rows), so that a crash and a
  * restart must bring each back exactly. The standard deviation is rounded where the reference's
  * two-pass formula and Spark's one-pass update may differ in the last bits.
  */
@@ -122,7 +122,8 @@ const BUFFERS_SQL =
   'SELECT region, count(*) AS n, round(stddev(amount), 6) AS sd, collect_list(amount) AS l, collect_set(amount) AS cs, ' +
   'first(amount) AS f, last(amount) AS la, count_if(amount > 10) AS ci, bool_and(amount > 1) AS ba, bool_or(amount > 24) AS bo, ' +
   'max_by(ts, amount) AS mxb, min_by(ts, amount) AS mnb, try_sum(CAST(amount * 4 AS BIGINT)) AS q, median(amount) AS med, ' +
-  'mode(amount) AS mo, percentile_approx(amount, 0.5) AS p50 FROM events GROUP BY region';
+  'mode(amount) AS mo, percentile_approx(amount, 0.5) AS p50, ' +
+  "listagg(CAST(amount * 4 AS BIGINT), ',') WITHIN GROUP (ORDER BY amount DESC) AS lg FROM events GROUP BY region";
 
 /** Reference for BUFFERS_SQL, from the rows in arrival order with Spark's definitions. */
 function buffersByRegion(rows: Row[]): Row[] {
@@ -148,6 +149,8 @@ function buffersByRegion(rows: Row[]): Row[] {
       med: (sorted[Math.floor((n - 1) / 2)] + sorted[Math.ceil((n - 1) / 2)]) / 2,
       mo: Math.min(...[...counts].filter(([, c]) => c === most).map(([x]) => x)),
       p50: sorted[Math.ceil(0.5 * n) - 1],
+      // listagg's sort is stable: equal amounts stay in arrival order.
+      lg: [...xs].sort((a, b) => b - a).map((x) => x * 4).join(','),
     };
   });
 }
@@ -164,6 +167,7 @@ describe.each(PROVIDERS)('stateful queries through MicroBatchExecution ($provide
     { mode: 'complete' as const, sql: AGG_SQL, watermark: undefined, expected: groupByRegion, key: (r: Row) => String(r.region) },
     { mode: 'update' as const, sql: AGG_SQL, watermark: undefined, expected: groupByRegion, key: (r: Row) => String(r.region) },
     { mode: 'complete' as const, sql: BUFFERS_SQL, watermark: undefined, expected: buffersByRegion, key: (r: Row) => String(r.region), label: 'every aggregation buffer' },
+    { mode: 'update' as const, sql: BUFFERS_SQL, watermark: undefined, expected: buffersByRegion, key: (r: Row) => String(r.region), label: 'every aggregation buffer' },
     { mode: 'append' as const, sql: WINDOW_SQL, watermark: '5 minutes', expected: (rows: Row[]) => closedWindows(rows, 5 * MIN), key: (r: Row) => JSON.stringify([r.window, r.region]) },
   ];
   for (const c of cases) {

@@ -27,7 +27,7 @@ import { microsOfTimestamp, timestampFromMicros } from './timestamp-micros';
 import { AnalysisException } from '../errors';
 import { hllAdd, hllCreate, hllEstimate, precisionFor } from '../operators/hyper-log-log';
 import {
-  bitAggregate, boolAggregate, collect, countIf, extremumBy, firstLast, isMergeableCollect, mergeCollect, SKIP_ROW, tryAvgLong, trySumLong, updateCollect, type CollectOp,
+  bitAggregate, boolAggregate, collect, countIf, extremumBy, firstLast, isMergeableCollect, listAgg, mergeCollect, SKIP_ROW, tryAvgLong, trySumLong, updateCollect, type CollectOp,
 } from './collect-aggregates';
 import { elementOf, fieldOfType, isOrderable, typeText, type TypeInfo } from './data-types';
 import { compareValues } from './ordering';
@@ -363,6 +363,7 @@ export const AGGREGATE_FUNCTIONS: Readonly<Record<string, { min: number; max: nu
   ...Object.fromEntries(PERCENTILE_WITHIN_GROUP.map((n) => [n, { min: 1, max: 1 }])),
   bitmap_construct_agg: { min: 1, max: 1 }, bitmap_or_agg: { min: 1, max: 1 }, count_min_sketch: { min: 4, max: 4 },
   hll_sketch_agg: { min: 1, max: 2 }, hll_union_agg: { min: 1, max: 2 },
+  listagg: { min: 1, max: 2 }, string_agg: { min: 1, max: 2 },
 };
 
 const AGGREGATE_FUNCTION_NAMES: readonly string[] = Object.keys(AGGREGATE_FUNCTIONS);
@@ -664,6 +665,9 @@ function resolve(name: string, call: AggregateCall, text: string): AggregateFunc
       arity(1);
       if (name === 'collect_set' && arg!.type === 'map') fail('collect_set() cannot collect maps (a map has no equality); collect map_entries(…) or its keys');
       return collect(name, name === 'collect_set', { resultType: 'array', resultShape: { elementType: elementOf(arg!) } });
+    case 'listagg':
+    case 'string_agg':
+      return listAggregate(name, args, text);
     case 'first':
     case 'first_value':
     case 'any_value':
@@ -793,6 +797,41 @@ function resolve(name: string, call: AggregateCall, text: string): AggregateFunc
       }
       throw new AnalysisException(`${text}: ${name} is not an aggregate function; use one of ${AGGREGATE_FUNCTION_NAMES.join(', ')}`, { aggregate: text });
   }
+}
+
+/**
+ * Spark 4's ListAgg: listagg(x[, delimiter]), or the planner's (x, delimiter, orderings, ...keys)
+ * of `listagg(x[, delimiter]) WITHIN GROUP (ORDER BY key [ASC|DESC] [NULLS FIRST|LAST], …)`,
+ * `orderings` a literal such as 'ASC NULLS FIRST,DESC NULLS LAST'. x is a STRING or BINARY, or a
+ * value Spark's implicit casts make a STRING (a number, a boolean, a date or timestamp); the
+ * delimiter a literal of x's type, NULL (the default) for none.
+ */
+function listAggregate(name: string, args: readonly AggregateArg[], text: string): AggregateFunction {
+  const sqlExpr = text.replace(/ WITHIN GROUP \(.*$/, '');
+  const mismatch = (subclass: string, message: string): never => {
+    throw new AnalysisException(`[DATATYPE_MISMATCH.${subclass}] Cannot resolve "${sqlExpr}" due to data type mismatch: ${message}`, { aggregate: text }, `DATATYPE_MISMATCH.${subclass}`);
+  };
+  const [x, delimiter] = args;
+  if (args.length < 1 || args.length === 3 || (args.length > 2 && delimiter === undefined)) throw new AnalysisException(`${text}: ${name}() takes a value and an optional delimiter`, { aggregate: text });
+  const binary = x.type === 'binary';
+  const implicit = x.type === 'long' || x.type === 'double' || x.type === 'decimal' || x.type === 'boolean' || x.type === 'date' || x.type === 'timestamp' || x.type === 'null';
+  if (!binary && x.type !== 'string' && !implicit) {
+    mismatch('UNEXPECTED_INPUT_TYPE', `The first parameter requires the ("STRING" or "BINARY") type, however "${sqlExpr.slice(name.length + 1).split(',')[0]}" has the type "${typeText(x)}"; CAST it AS STRING.`);
+  }
+  const d = delimiter ?? { type: 'null', literal: { value: null } };
+  if (d.literal === undefined && d.type !== 'null') {
+    mismatch('NON_FOLDABLE_INPUT', `The input \`delimiter\` should be a foldable "${typeText(d)}" expression; however, it reads the rows: write a literal such as ','.`);
+  }
+  if (d.type !== 'null' && (d.type === 'binary') !== binary) {
+    mismatch('DATA_DIFF_TYPES', `Input to \`${name === 'string_agg' ? 'listagg' : name}\` should all be the same type, but it's ("${typeText(x)}" or "${typeText(d)}"); write the delimiter as a ${binary ? "BINARY such as X'2C'" : "STRING such as ','"}.`);
+  }
+  const sep = d.literal?.value ?? (binary ? new Uint8Array(0) : '');
+  const orderings = args.length > 2 ? String(args[2].literal?.value ?? '').split(',') : [];
+  const order = orderings.map((o) => ({ ascending: o.startsWith('ASC'), nullsFirst: o.endsWith('FIRST') }));
+  const fn = listAgg(name, binary, sep as string | Uint8Array, order);
+  const cast = binary || x.type === 'string' ? undefined : (v: unknown) => castValue(v ?? null, x.type, 'string', x.decimal);
+  const keys = order.map((_o, i) => i + 3);
+  return { ...fn, inputs: [0, ...keys], prepare: (v, ...ks) => [cast ? cast(v) : v, ...ks] };
 }
 
 /**

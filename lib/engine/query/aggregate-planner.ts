@@ -17,7 +17,7 @@
 import { unsupportedOperation } from '../errors';
 import type { Schema } from '../types';
 import { FIRST_LAST_NAMES, isAggregateFunctionName } from './aggregate-functions';
-import { unsupportedSyntax, WITHIN_GROUP_NAMES } from './within-group';
+import { LIST_AGG_NAMES, unsupportedSyntax, WITHIN_GROUP_NAMES } from './within-group';
 import { canonicalized, exprChildren, exprToString, METADATA_COLUMN, referencedColumns, type Expr, type SqlPosition } from './expression';
 import { lineColumn, type ExpressionBuilder } from './expression-builder';
 import { groupingCall, groupingCallName, groupingSetsOf, hasDuplicateGroupingSets, HIVE_GROUPING_ID, hiveGroupingId, isGroupingCall } from './grouping-analytics';
@@ -27,7 +27,7 @@ import { isNondeterministicFunction } from './random-functions';
 import { GROUPING_ID_COLUMN, GROUPING_POS_COLUMN, type LogicalPlan, type NamedExpr } from './logical-plan';
 import { expressionSql } from './parser/expression-sql';
 import { mapExpression, someExpression } from './parser/expression-tree';
-import { BooleanType, IntegerType, sql } from './parser/data-type';
+import { BooleanType, IntegerType, NullType, sql, StringType, type DataType } from './parser/data-type';
 import type { Expression, Position, SortOrder } from './parser/unresolved-plan';
 import { SqlValidationError } from './sql-error';
 import { writtenColumnName } from './column-names';
@@ -104,7 +104,7 @@ function aggregateText(name: string, args: Expr[], filter: Expr | undefined): st
  * Undefined for a call without WITHIN GROUP that needs none (mode(x)); a function that takes no
  * WITHIN GROUP is refused with it.
  */
-export function withinGroup(n: Call): { args: Expression[]; reverse: boolean } | undefined {
+export function withinGroup(n: Call): { args: Expression[]; reverse?: boolean } | undefined {
   const name = n.nameParts[0].toLowerCase();
   const order = n.orderingWithinGroup;
   const pos = lineColumn(n.pos);
@@ -112,6 +112,7 @@ export function withinGroup(n: Call): { args: Expression[]; reverse: boolean } |
     if (order) throw unsupportedSyntax(name, 'WITHIN GROUP (ORDER BY ...)', pos);
     return undefined;
   }
+  if (LIST_AGG_NAMES.includes(name)) return listAggWithinGroup(n, name);
   const invalid = (sub: string, why: string) => new SqlValidationError(`[INVALID_WITHIN_GROUP_EXPRESSION.${sub}] Invalid function \`${name}\` with WITHIN GROUP. ${why}`, pos, name, `INVALID_WITHIN_GROUP_EXPRESSION.${sub}`);
   const isMode = name === 'mode';
   const written = n.arguments.length;
@@ -132,6 +133,32 @@ export function withinGroup(n: Call): { args: Expression[]; reverse: boolean } |
   const reverse = order[0].direction === 'Descending';
   const deterministic: Expression = { kind: 'Literal', value: true, dataType: BooleanType, pos: n.pos };
   return { args: [order[0].child, isMode ? deterministic : n.arguments[0]], reverse };
+}
+
+/**
+ * `listagg(x[, d]) WITHIN GROUP (ORDER BY k [ASC|DESC] [NULLS FIRST|LAST], …)` as Spark's
+ * ListAgg(x, d, orderings): (x, d, 'ASC NULLS FIRST,…', k, …), d NULL when not written. With
+ * DISTINCT the ordering must be x alone (Spark's FUNCTION_AND_ORDER_EXPRESSION_MISMATCH), so
+ * that the distinct values have one order. Undefined without WITHIN GROUP.
+ */
+function listAggWithinGroup(n: Call, name: string): { args: Expression[] } | undefined {
+  const order = n.orderingWithinGroup;
+  if (!order || n.arguments.length < 1 || n.arguments.length > 2) return undefined;
+  if (n.isDistinct && (order.length !== 1 || expressionSql(order[0].child) !== expressionSql(n.arguments[0]))) {
+    throw new SqlValidationError(
+      `[FUNCTION_AND_ORDER_EXPRESSION_MISMATCH] The arguments of the function \`${name}\` ("${expressionSql(n.arguments[0])}") do not match its ORDER BY expressions (${order.map((o) => `"${expressionSql(o.child)}"`).join(', ')}): with DISTINCT, order by the argument alone`,
+      lineColumn(n.pos), name, 'FUNCTION_AND_ORDER_EXPRESSION_MISMATCH',
+    );
+  }
+  const literal = (value: string | null, dataType: DataType): Expression => ({ kind: 'Literal', value, dataType, pos: n.pos });
+  const orderings = order.map((o) => `${o.direction === 'Ascending' ? 'ASC' : 'DESC'} ${o.nullOrdering === 'NullsFirst' ? 'NULLS FIRST' : 'NULLS LAST'}`).join(',');
+  return { args: [n.arguments[0], n.arguments[1] ?? literal(null, NullType), literal(orderings, StringType), ...order.map((o) => o.child)] };
+}
+
+/** The WITHIN GROUP of listagg's (x, d, orderings, k, …) as Spark writes it: `k ASC NULLS FIRST, …`. */
+function listAggOrderText(args: readonly Expr[]): string {
+  const orderings = String((args[2] as { value?: unknown }).value).split(',');
+  return args.slice(3).map((k, i) => `${exprToString(k)} ${orderings[i]}`).join(', ');
 }
 
 /** A select item without its alias, and the alias. */
@@ -232,7 +259,10 @@ export function buildAggregation(c: AggregationClauses, child: LogicalPlan, chil
     }
     const within = withinGroup(n);
     let args = within ? within.args.map((a) => builder.build(a)) : positionalArguments(name, n.arguments, n.pos).flatMap((a) => builder.argument(a));
-    if (within) args.push({ kind: 'literal', value: within.reverse, type: 'boolean', pos });
+    if (within?.reverse !== undefined) args.push({ kind: 'literal', value: within.reverse, type: 'boolean', pos });
+    const listAgg = LIST_AGG_NAMES.includes(name);
+    // listagg(x) is Spark's ListAgg(x, NULL): its name shows the default delimiter.
+    if (listAgg && args.length === 1) args.push({ kind: 'literal', value: null, type: 'null', pos });
     if (n.isDistinct && !c.batch) {
       throw unsupportedOperation('Distinct aggregations are not supported on streaming DataFrames/Datasets. Consider using approx_count_distinct() instead.', { aggregate: `${name}(DISTINCT ${args.map(exprToString).join(', ')})` });
     }
@@ -244,7 +274,9 @@ export function buildAggregation(c: AggregationClauses, child: LogicalPlan, chil
       if (n.ignoreNulls) args = [...args, { kind: 'literal', value: true, type: 'boolean', pos }];
     }
     const ignoresNulls = firstLast && args[1]?.kind === 'literal' && args[1].value === true;
-    const text = n.isDistinct ? `${name}(DISTINCT ${args.map(exprToString).join(', ')})${filter ? ` FILTER (WHERE ${exprToString(filter)})` : ''}` : within
+    const filterText = filter ? ` FILTER (WHERE ${exprToString(filter)})` : '';
+    const text = listAgg && within ? `${name}(${n.isDistinct ? 'DISTINCT ' : ''}${args.slice(0, 2).map(exprToString).join(', ')}) WITHIN GROUP (ORDER BY ${listAggOrderText(args)})${filterText}`
+      : n.isDistinct ? `${name}(DISTINCT ${args.map(exprToString).join(', ')})${filterText}` : within
       ? `${name}(${name === 'mode' ? '' : exprToString(args[1])}) WITHIN GROUP (ORDER BY ${exprToString(args[0])}${within.reverse ? ' DESC' : ''})${filter ? ` FILTER (WHERE ${exprToString(filter)})` : ''}`
       : firstLast ? aggregateText(name, args.slice(0, 1), filter) + (ignoresNulls ? ' ignore nulls' : '') : aggregateText(name, args, filter);
     // count(*) (the front end reads it as count(1), as Spark does) counts rows: the aggregate's fast path.

@@ -26,11 +26,11 @@ import { compareValues } from './ordering';
 
 const COLLECT_LIST = 200, COLLECT_SET = 201, FIRST = 202, FIRST_IGNORE_NULLS = 203, LAST = 204, LAST_IGNORE_NULLS = 205;
 const COUNT_IF = 206, BOOL_AND = 207, BOOL_OR = 208, MIN_BY = 209, MAX_BY = 210, TRY_SUM_LONG = 211, TRY_AVG_LONG = 212;
-const BIT_AND = 213, BIT_OR = 214, BIT_XOR = 215;
+const BIT_AND = 213, BIT_OR = 214, BIT_XOR = 215, LISTAGG = 216;
 export type CollectOp =
   | typeof COLLECT_LIST | typeof COLLECT_SET | typeof FIRST | typeof FIRST_IGNORE_NULLS | typeof LAST | typeof LAST_IGNORE_NULLS
   | typeof COUNT_IF | typeof BOOL_AND | typeof BOOL_OR | typeof MIN_BY | typeof MAX_BY | typeof TRY_SUM_LONG | typeof TRY_AVG_LONG
-  | typeof BIT_AND | typeof BIT_OR | typeof BIT_XOR;
+  | typeof BIT_AND | typeof BIT_OR | typeof BIT_XOR | typeof LISTAGG;
 
 /**
  * The argument value of a row that FILTER (WHERE …) leaves out, for first and last, which
@@ -60,6 +60,10 @@ export function updateCollect(op: CollectOp, b: unknown, v: unknown): unknown {
   switch (op) {
     case COLLECT_LIST:
       if (v !== null && v !== undefined) (b as unknown[]).push(v);
+      return b;
+    // [value, ...order keys] of a row whose value is not NULL.
+    case LISTAGG:
+      if ((v as unknown[])[0] !== null && (v as unknown[])[0] !== undefined) (b as unknown[]).push(v);
       return b;
     case COLLECT_SET: {
       if (v === null || v === undefined) return b;
@@ -135,7 +139,7 @@ export function isMergeableCollect(op: CollectOp): boolean {
     case COUNT_IF: case BOOL_AND: case BOOL_OR: case BIT_AND: case BIT_OR: case BIT_XOR:
     case FIRST: case FIRST_IGNORE_NULLS: case LAST: case LAST_IGNORE_NULLS:
       return true;
-    case COLLECT_LIST: case COLLECT_SET: case MIN_BY: case MAX_BY: case TRY_SUM_LONG: case TRY_AVG_LONG:
+    case COLLECT_LIST: case COLLECT_SET: case MIN_BY: case MAX_BY: case TRY_SUM_LONG: case TRY_AVG_LONG: case LISTAGG:
       return false;
   }
 }
@@ -153,7 +157,7 @@ export function mergeCollect(op: CollectOp, b: unknown, p: unknown): unknown {
       return (b as [boolean, unknown])[0] ? b : p;
     case LAST: case LAST_IGNORE_NULLS:
       return (p as [boolean, unknown])[0] ? p : b;
-    case COLLECT_LIST: case COLLECT_SET: case MIN_BY: case MAX_BY: case TRY_SUM_LONG: case TRY_AVG_LONG:
+    case COLLECT_LIST: case COLLECT_SET: case MIN_BY: case MAX_BY: case TRY_SUM_LONG: case TRY_AVG_LONG: case LISTAGG:
       throw new Error(`Internal: aggregate op ${op} has no merge`);
   }
 }
@@ -162,6 +166,48 @@ type Shape = Pick<AggregateFunction, 'resultType' | 'resultDecimal' | 'resultSha
 
 export function collect(name: string, set: boolean, shape: Shape): AggregateFunction {
   return { name, ...shape, op: set ? COLLECT_SET : COLLECT_LIST, init: () => [], result: (b) => (b as unknown[]).slice() };
+}
+
+/** An order key of listagg's WITHIN GROUP: Spark's SortOrder. */
+export interface ListAggOrder { ascending: boolean; nullsFirst: boolean }
+
+/**
+ * Spark 4's ListAgg (listagg / string_agg) of STRING or BINARY values: the non-NULL values
+ * joined by `delimiter`, NULL when there is none. The buffer is the rows' [value, ...order keys]
+ * in arrival order, as collect_list keeps its values (state that grows with the group); the
+ * result sorts them by the WITHIN GROUP keys (stably: rows that tie keep their arrival order).
+ */
+export function listAgg(name: string, binary: boolean, delimiter: string | Uint8Array, order: readonly ListAggOrder[]): AggregateFunction {
+  const result = (b: unknown): unknown => {
+    const rows = (b as unknown[][]).slice();
+    if (rows.length === 0) return null;
+    if (order.length > 0) {
+      rows.sort((x, y) => {
+        for (let i = 0; i < order.length; i++) {
+          const a = x[i + 1] ?? null, c = y[i + 1] ?? null;
+          if (a === null || c === null) {
+            if (a === c) continue;
+            return (a === null) === order[i].nullsFirst ? -1 : 1;
+          }
+          const d = compareValues(a, c);
+          if (d !== 0) return order[i].ascending ? d : -d;
+        }
+        return 0;
+      });
+    }
+    const values = rows.map((r) => r[0]);
+    if (!binary) return values.join(delimiter as string);
+    const sep = delimiter as Uint8Array;
+    const parts = values.flatMap((v, i) => (i === 0 ? [v as Uint8Array] : [sep, v as Uint8Array]));
+    const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+    let at = 0;
+    for (const p of parts) {
+      out.set(p, at);
+      at += p.length;
+    }
+    return out;
+  };
+  return { name, resultType: binary ? 'binary' : 'string', op: LISTAGG, init: () => [], result };
 }
 
 /** first / first_value / any_value (`last`: last / last_value); `shape` is the argument's type. */

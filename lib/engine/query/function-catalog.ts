@@ -6,6 +6,7 @@
 import { PERCENTILE_WITHIN_GROUP } from './aggregate-functions';
 import { FUNCTION_REGISTRY } from './function-registry';
 import { higherOrderSignature } from './higher-order-functions';
+import { LIST_AGG_NAMES } from './within-group';
 
 export interface SqlFunctionInfo {
   name: string;
@@ -34,9 +35,11 @@ export function sqlFunctionCatalog(): readonly SqlFunctionInfo[] {
     if (f.internal) continue;
     const kind = f.kind === 'aggregate' || f.kind === 'generator' ? f.kind : 'scalar';
     // Higher-order functions' arguments as Spark's reference names them: `aggregate(expr, start, merge[, finish])`;
-    // the inverse distribution functions with their ordering: `percentile_cont(percentage) WITHIN GROUP (ORDER BY col)`.
+    // the inverse distribution functions with their ordering: `percentile_cont(percentage) WITHIN GROUP (ORDER BY col)`;
+    // listagg with its optional one.
     const sig = f.kind === 'higherOrder' ? higherOrderSignature(f.name, f.def)
       : PERCENTILE_WITHIN_GROUP.includes(f.name) ? `${f.name}(percentage) WITHIN GROUP (ORDER BY col)`
+      : LIST_AGG_NAMES.includes(f.name) ? `${f.name}(expr[, delimiter]) [WITHIN GROUP (ORDER BY col, …)]`
       : signature(f.name, f.min, f.max);
     byName.set(f.name, { name: f.name, signature: sig, kind });
   }

@@ -19,6 +19,7 @@ import { compileExpression, implicitCastExpr, typeOfCompiled, type Evaluator } f
 import type { LogicalPlan, WindowFrameBound, WindowFrameSpec, WindowFunctionCall } from './logical-plan';
 import { isAggregateFunctionName, PERCENTILE_WITHIN_GROUP } from './aggregate-functions';
 import { withinGroup } from './aggregate-planner';
+import { LIST_AGG_NAMES } from './within-group';
 import { expressionSql } from './parser/expression-sql';
 import { mapExpression, someExpression } from './parser/expression-tree';
 import type { Expression, FrameBound } from './parser/unresolved-plan';
@@ -183,13 +184,14 @@ export function extractWindowExpressions(items: readonly Expression[], child: Lo
     const orderTypes = orderSpec.map((o) => fieldOfType('k', typeOfCompiled(compileExpression(o.expr, schema))));
     const frame = resolveFrame(e, fn, orderTypes, builder);
     // Spark's CheckAnalysis: PercentileCont, PercentileDisc and Median over a window read the
-    // whole partition, unordered (ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING).
-    if (WHOLE_PARTITION.has(fn) && (orderSpec.length > 0 || !(frame.frameType === 'Rows' && frame.lower === 'UnboundedPreceding' && frame.upper === 'UnboundedFollowing'))) {
+    // whole partition, unordered (ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING), and
+    // so does a listagg ordered WITHIN GROUP.
+    if ((WHOLE_PARTITION.has(fn) || (LIST_AGG_NAMES.includes(fn) && f.orderingWithinGroup)) && (orderSpec.length > 0 || !(frame.frameType === 'Rows' && frame.lower === 'UnboundedPreceding' && frame.upper === 'UnboundedFollowing'))) {
       throw new SqlValidationError(`[INVALID_WINDOW_SPEC_FOR_AGGREGATION_FUNC] Cannot specify ORDER BY or a window frame for "${expressionSql(f)}". Leave the window only its PARTITION BY`, lineColumn(e.pos), 'window function', 'INVALID_WINDOW_SPEC_FOR_AGGREGATION_FUNC');
     }
     const star = f.arguments.length === 1 && f.arguments[0].kind === 'UnresolvedStar';
     const args = star ? [{ kind: 'literal', value: '*', type: 'string' } as Expr]
-      : within ? [...within.args.map((a) => builder.build(a)), { kind: 'literal', value: within.reverse, type: 'boolean' } as Expr]
+      : within ? [...within.args.map((a) => builder.build(a)), ...(within.reverse === undefined ? [] : [{ kind: 'literal', value: within.reverse, type: 'boolean' } as Expr])]
         : f.arguments.map((a) => builder.build(a));
     if (f.ignoreNulls && FIRST_LAST.has(fn)) args.push({ kind: 'literal', value: true, type: 'boolean' });
     const key = JSON.stringify([partitionSpec.map(exprToString), orderSpec.map((o) => [exprToString(o.expr), o.ascending, o.nullsFirst])]);
