@@ -131,7 +131,9 @@ describe('streaming aggregation vs DuckDB', () => {
       'count_if(amount > 0) AS ci, bool_and(amount > -10) AS ba, bool_or(amount > 10) AS bo, max_by(amount, id) AS mb, min_by(ts, id) AS nb, ' +
       'first(amount) AS f, last(amount) AS l, first(amount, true) AS fi, last(amount) IGNORE NULLS AS li, any_value(region) AS av, ' +
       'collect_list(amount) AS cl, collect_set(amount) AS cset, median(amount) AS med, try_sum(amount) AS ts_, try_avg(amount) AS ta, ' +
-      'count(amount, region) AS c2, bit_and(id - 3) AS band, bit_or(CAST(amount * 2 AS BIGINT)) AS bor, bit_xor(id * 7919 - 50) AS bx FROM events GROUP BY region';
+      'count(amount, region) AS c2, bit_and(id - 3) AS band, bit_or(CAST(amount * 2 AS BIGINT)) AS bor, bit_xor(id * 7919 - 50) AS bx, ' +
+      "string_agg(CAST(id AS STRING)) AS sa, listagg(CAST(id AS STRING), ',') WITHIN GROUP (ORDER BY amount DESC, id) AS lg, " +
+      "listagg(CASE WHEN amount > 0 THEN CAST(id AS STRING) END, '-') WITHIN GROUP (ORDER BY amount) AS lp FROM events GROUP BY region";
     const duckSql =
       'SELECT region, stddev_samp(amount) AS sd, stddev_pop(amount) AS sdp, var_samp(amount) AS vs, variance(amount) AS v, var_pop(amount) AS vp, ' +
       'kurtosis_pop(amount) AS k, corr(amount, id) AS r, covar_pop(amount, id) AS cp, covar_samp(amount, id) AS cs, ' +
@@ -140,7 +142,10 @@ describe('streaming aggregation vs DuckDB', () => {
       'last(amount ORDER BY id) FILTER (WHERE amount IS NOT NULL) AS li, first(region ORDER BY id) AS av, ' +
       "coalesce(list(amount ORDER BY id) FILTER (WHERE amount IS NOT NULL), []) AS cl, coalesce(list_sort(list_distinct(list(amount))), []) AS cset, " +
       'median(amount) AS med, sum(amount) AS ts_, avg(amount) AS ta, count(*) FILTER (WHERE amount IS NOT NULL AND region IS NOT NULL) AS c2, ' +
-      'bit_and(id - 3) AS band, bit_or(CAST(amount * 2 AS BIGINT)) AS bor, bit_xor(id * 7919 - 50) AS bx FROM events GROUP BY region';
+      'bit_and(id - 3) AS band, bit_or(CAST(amount * 2 AS BIGINT)) AS bor, bit_xor(id * 7919 - 50) AS bx, ' +
+      // listagg's ties stay in arrival order: DuckDB is told it as the last key.
+      "string_agg(CAST(id AS VARCHAR), '' ORDER BY id) AS sa, string_agg(CAST(id AS VARCHAR), ',' ORDER BY amount DESC NULLS LAST, id) AS lg, " +
+      "string_agg(CASE WHEN amount > 0 THEN CAST(id AS VARCHAR) END, '-' ORDER BY amount NULLS FIRST, id) AS lp FROM events GROUP BY region";
     // Equal within floating-point rounding: Spark's one-pass updates and DuckDB's own formulas.
     const close = (a: unknown, b: unknown): boolean =>
       typeof a === 'number' && typeof b === 'number' ? Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(b)) : Array.isArray(a) && Array.isArray(b) ? a.length === b.length && a.every((x, i) => close(x, b[i])) : a === b;
