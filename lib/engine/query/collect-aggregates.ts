@@ -169,7 +169,7 @@ export function collect(name: string, set: boolean, shape: Shape): AggregateFunc
 }
 
 /** An order key of listagg's WITHIN GROUP: Spark's SortOrder. */
-export interface ListAggOrder { ascending: boolean; nullsFirst: boolean }
+interface ListAggOrder { ascending: boolean; nullsFirst: boolean }
 
 /**
  * Spark 4's ListAgg (listagg / string_agg) of STRING or BINARY values: the non-NULL values
