@@ -523,7 +523,11 @@ function buildStaticJoin(join: Join, [l, r]: [StaticJoinSide, StaticJoinSide], s
   const qualifier = (s: StaticJoinSide) => s.side.alias ?? s.side.name;
   const rowName = (s: StaticJoinSide, f: Schema[number]) => (s === r && shared.has(lower(f.name)) ? `${qualifier(r)}.${f.name}` : f.name);
   // Where the preserving join holds a side's column: under the name its scope gives the side's.
+  // The side that stood in the stream's place there keeps its columns' names; a qualifier would
+  // not tell it apart where both sides have one name (`t RIGHT JOIN t`).
+  const stood = join.joinType === 'RightOuter' ? r : l;
   const inPreserving = (s: StaticJoinSide, f: Schema[number]) => {
+    if (s === stood && !s.side.joined) return f.name;
     const sides = preserving.scope?.sides;
     // A join of static tables on the side (`a JOIN b ON … RIGHT JOIN c ON …`): the column under
     // the name of the table it comes from, which its written join is not.

@@ -43,6 +43,13 @@ describe('a static table joined with itself', () => {
       .toEqual({ names: ['id', 'name'], rows: [] });
   });
 
+  it('pads the right side\'s rows and the left side\'s apart in a RIGHT and a FULL join without aliases', async () => {
+    const self = (join: string) => answer(`SELECT q.* FROM events e CROSS JOIN (SELECT * FROM users ${join}) q WHERE e.id = 1`);
+    expect(await self('RIGHT JOIN users ON false')).toEqual({ names: ['id', 'name', 'id', 'name'], rows: ['null,null,1,ann', 'null,null,2,bob'] });
+    expect(await self('FULL JOIN users ON false')).toEqual({ names: ['id', 'name', 'id', 'name'], rows: ['1,ann,null,null', '2,bob,null,null', 'null,null,1,ann', 'null,null,2,bob'] });
+    expect(await self('RIGHT JOIN users')).toEqual({ names: ['id', 'name', 'id', 'name'], rows: ['1,ann,1,ann', '1,ann,2,bob', '2,bob,1,ann', '2,bob,2,bob'] });
+  });
+
   it('refuses a column name both sides have unqualified (AMBIGUOUS_REFERENCE)', () => {
     expect(() => compile('SELECT e.amount, q.* FROM events e JOIN (SELECT name FROM users JOIN users u2 ON users.id = u2.id) q ON true'))
       .toThrow(expect.objectContaining({ errorClass: 'AMBIGUOUS_REFERENCE', message: expect.stringContaining('Reference `name` is ambiguous, could be: [`users`.`name`, `u2`.`name`]') }));
