@@ -73,6 +73,8 @@ describe('window functions over an aggregation (Spark\'s Window above the Aggreg
     'SELECT e.id AS stream_id, x.* FROM events e JOIN (SELECT 1 AS one, k, ts, max(v) AS m, row_number() OVER (PARTITION BY k ORDER BY max(v) DESC, ts) AS rn FROM dims GROUP BY k, ts HAVING count(*) > 1) x ON e.id = x.one',
     'SELECT e.id AS stream_id, x.* FROM events e JOIN (SELECT 1 AS one, id, v, dense_rank() OVER (PARTITION BY k ORDER BY v DESC) AS dr FROM dims ORDER BY dr, id LIMIT 7) x ON e.id = x.one',
     'SELECT e.id FROM events e WHERE e.amount IN (SELECT v FROM (SELECT v, row_number() OVER (PARTITION BY k ORDER BY id) AS rn FROM dims) WHERE rn = 1)',
+    // Over ROLLUP: the window reads the grouping sets' keys (NULL where a set leaves one out) and grouping().
+    'SELECT e.id AS stream_id, x.* FROM events e JOIN (SELECT 1 AS one, k, ts, grouping(k) AS gk, sum(v) AS total, sum(sum(v)) OVER (PARTITION BY grouping(k), grouping(ts) ORDER BY k, ts) AS running, rank() OVER (ORDER BY count(*) DESC) AS r FROM dims GROUP BY ROLLUP (k, ts)) x ON e.id = x.one',
     // The latest value per key, each key once: DISTINCT above the Window.
     'SELECT e.id AS stream_id, x.* FROM events e JOIN (SELECT DISTINCT 1 AS one, k, first_value(v) OVER (PARTITION BY k ORDER BY id DESC) AS latest FROM dims) x ON e.id = x.one',
   ];

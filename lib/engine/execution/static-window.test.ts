@@ -37,6 +37,12 @@ describe('window functions on a static side', () => {
     expect(w.rows).toHaveLength(5);
   });
 
+  it('RANGE offsets over a FLOAT key bound it in single precision, as Spark adds the offset cast to FLOAT', async () => {
+    // 0.0 + CAST(1.1 AS FLOAT) is the FLOAT 1.1, which the key 1.1 (a FLOAT, 1.10000002384… as a DOUBLE) is not past.
+    const w = await weir("SELECT e.id, x.f, x.n FROM events e JOIN (SELECT 1 AS one, CAST(f AS FLOAT) AS f, count(*) OVER (ORDER BY CAST(f AS FLOAT) RANGE BETWEEN CURRENT ROW AND 1.1 FOLLOWING) AS n FROM VALUES (0.0D), (1.1D), (1.12D) AS t(f)) x ON e.id = x.one");
+    expect(w.rows.map((r) => (JSON.parse(r) as { n: number }).n)).toEqual([2, 2, 1]);
+  });
+
   it('has Spark\'s result types: row_number, rank, ntile INT; percent_rank, cume_dist DOUBLE; count BIGINT; lag the argument\'s', async () => {
     const w = await weir('SELECT e.id, d.* FROM events e JOIN (SELECT region, row_number() OVER (ORDER BY weight) AS rn, rank() OVER (ORDER BY weight) AS r, ntile(2) OVER (ORDER BY weight) AS nt, percent_rank() OVER (ORDER BY weight) AS pr, cume_dist() OVER (ORDER BY weight) AS cd, count(*) OVER () AS n, lag(weight) OVER (ORDER BY weight) AS lw FROM regions) d ON e.region = d.region');
     const types = Object.fromEntries(w.schema.map((f) => [f.name, `${f.type}${f.integral ? `/${f.integral}` : ''}`]));

@@ -34,6 +34,8 @@ export interface WindowExecSpec {
   rangeKey?: RangeKey;
   /** A DATE or TIMESTAMP key plus calendar months (a RANGE offset of an INTERVAL YEAR TO MONTH). */
   addMonths?: (key: number, months: number) => number;
+  /** A FLOAT key: Spark adds a RANGE offset cast to FLOAT, the key's bound a FLOAT too. */
+  float32?: true;
   functions: CompiledWindowFunction[];
 }
 
@@ -199,7 +201,7 @@ function peerGroups(keys: unknown[][]): { start: number[]; end: number[] } {
 }
 
 /** The frame of each row as [lo, hi) indexes of its sorted partition. */
-function frameBounds(frame: CompiledWindowFunction['frame'], keys: unknown[][], peers: { start: number[]; end: number[] }, { rangeKey, addMonths }: WindowExecSpec, ascending: boolean): (i: number) => [number, number] {
+function frameBounds(frame: CompiledWindowFunction['frame'], keys: unknown[][], peers: { start: number[]; end: number[] }, { rangeKey, addMonths, float32 }: WindowExecSpec, ascending: boolean): (i: number) => [number, number] {
   const n = keys.length;
   const clamp = (x: number) => Math.max(0, Math.min(n, x));
   if (frame.frameType === 'Rows') {
@@ -231,7 +233,7 @@ function frameBounds(frame: CompiledWindowFunction['frame'], keys: unknown[][], 
     // A NULL key's frame bound is its peers' (the other NULLs), as Spark's RangeBoundOrdering.
     if (b === 'CurrentRow' || ks[i] === null || ks[i] === undefined) return isLower ? peers.start[i] : peers.end[i];
     const step = ascending ? b.offset : -b.offset;
-    const edge = b.months && addMonths ? addMonths(ks[i]!, step) : ks[i]! + step;
+    const edge = b.months && addMonths ? addMonths(ks[i]!, step) : float32 ? Math.fround(ks[i]! + Math.fround(step)) : ks[i]! + step;
     // Lower: the first key at or past the edge; upper: the first key beyond it.
     return isLower ? search((k) => (ascending ? k >= edge : k <= edge)) : search((k) => (ascending ? k > edge : k < edge));
   };

@@ -23,6 +23,7 @@ import { lineColumn, type ExpressionBuilder } from './expression-builder';
 import { groupingCall, groupingCallName, groupingSetsOf, hasDuplicateGroupingSets, HIVE_GROUPING_ID, hiveGroupingId, isGroupingCall } from './grouping-analytics';
 import { compileExpression, implicitCastExpr, typeOfCompiled, unresolvedColumn } from './expression-compiler';
 import { positionalArguments } from './named-arguments';
+import { isNondeterministicFunction } from './random-functions';
 import { GROUPING_ID_COLUMN, GROUPING_POS_COLUMN, type LogicalPlan, type NamedExpr } from './logical-plan';
 import { expressionSql } from './parser/expression-sql';
 import { mapExpression, someExpression } from './parser/expression-tree';
@@ -669,7 +670,9 @@ function limitValue(e: Expression, pos: SqlPosition | undefined, name: 'limit' |
   const invalid = (sub: string, detail: string) => new SqlValidationError(
     `[INVALID_LIMIT_LIKE_EXPRESSION.${sub}] The limit like expression "${expressionSql(e)}" is invalid. ${detail} Write ${clause} n, n a non-negative INT.`,
     lineColumn(e.pos) ?? pos, clause, `INVALID_LIMIT_LIKE_EXPRESSION.${sub}`);
-  if (someExpression(e, (x) => x.kind === 'UnresolvedAttribute')) throw invalid('IS_UNFOLDABLE', `The ${name} expression must evaluate to a constant value.`);
+  // A column, or a random function (Spark's foldable is false for a nondeterministic expression).
+  const unfoldable = (x: Expression) => x.kind === 'UnresolvedAttribute' || (x.kind === 'UnresolvedFunction' && x.nameParts.length === 1 && isNondeterministicFunction(x.nameParts[0].toLowerCase()));
+  if (someExpression(e, unfoldable)) throw invalid('IS_UNFOLDABLE', `The ${name} expression must evaluate to a constant value.`);
   if (e.kind !== 'Literal') throw new SqlValidationError(`${clause} takes an INT literal (${clause} 10): Weir does not evaluate "${expressionSql(e)}" while it validates the job`, pos, clause);
   if (e.dataType.kind !== 'integer') throw invalid('DATA_TYPE', `The ${name} expression must be integer type, but got "${sql(e.dataType)}".`);
   if (typeof e.value !== 'bigint') throw invalid('IS_NULL', `The evaluated ${name} expression must not be null.`);

@@ -27,6 +27,7 @@ import { isOrderable, sameType, typeOfField, typeText, type TypeInfo } from './d
 import { parsePlan } from './parser/ast-builder';
 import { mapExpression, someExpression } from './parser/expression-tree';
 import { expressionSql } from './parser/expression-sql';
+import { groupingSetsOf, isGroupingCall } from './grouping-analytics';
 import { BooleanType, IntegerType, LongType, type DataType } from './parser/data-type';
 import { parseDataType } from './parser/data-type-parser';
 import { resolveSubquery, type Resolved } from './resolved-plan';
@@ -840,7 +841,7 @@ class QueryPlanner {
     if (!this.staticLeaves || (u.kind !== 'Aggregate' && u.kind !== 'Project') || !this.readsStaticTablesOnly(u, ctes)) return undefined;
     const items = u.kind === 'Aggregate' ? u.aggregateExpressions : u.projectList;
     const grouping = u.kind === 'Aggregate' ? u.groupingExpressions : [];
-    if (!items.some(hasWindowExpression) || grouping.some((g) => g.kind === 'GroupingAnalytics')) return undefined;
+    if (!items.some(hasWindowExpression)) return undefined;
     if (distinct && u.kind === 'Project' && !having && !items.some(containsAggregate)) {
       // SELECT DISTINCT over window functions (`SELECT DISTINCT k, first_value(v) OVER (PARTITION BY k
       // ORDER BY ts DESC)`): Spark's Distinct above the Window, the rows of that SELECT made distinct.
@@ -859,8 +860,11 @@ class QueryPlanner {
     const alias = '__window_input';
     const hidden: Expression[] = [];
     const keyOf = (e: Expression) => expressionSql(e).toLowerCase();
-    const groups = new Map(grouping.map((g, i) => [keyOf(g), `__window_group${i}`]));
-    grouping.forEach((g, i) => hidden.push({ kind: 'Alias', child: g, name: `__window_group${i}`, pos }));
+    // Under CUBE, ROLLUP or GROUPING SETS the inner query keeps the GROUP BY as written and
+    // outputs each distinct grouping expression (NULL where its set leaves it out).
+    const keys = groupingSetsOf(grouping, keyOf)?.expressions ?? grouping;
+    const groups = new Map(keys.map((g, i) => [keyOf(g), `__window_group${i}`]));
+    keys.forEach((g, i) => hidden.push({ kind: 'Alias', child: g, name: `__window_group${i}`, pos }));
     const aggregates = new Map<string, string>();
     const column = (name: string): Expression => ({ kind: 'UnresolvedAttribute', nameParts: [alias, name], pos });
     const over = (e: Expression): Expression => mapExpression(e, (x) => {
@@ -871,7 +875,8 @@ class QueryPlanner {
       }
       const group = x.kind === 'Literal' ? undefined : groups.get(keyOf(x));
       if (group) return column(group);
-      if (x.kind === 'UnresolvedFunction' && aggregateCall(x)) {
+      // grouping() and grouping_id() read the grouping set, known in the inner query only.
+      if (x.kind === 'UnresolvedFunction' && (aggregateCall(x) || isGroupingCall(x))) {
         if (hasWindowExpression(x)) throw windowInsideAggregate(x.pos);
         let name = aggregates.get(keyOf(x));
         if (!name) {

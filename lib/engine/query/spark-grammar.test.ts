@@ -132,6 +132,8 @@ describe("Spark's grammar, end to end", () => {
     expect(limitOf("'a'").errorClass).toBe('INVALID_LIMIT_LIKE_EXPRESSION.DATA_TYPE');
     expect(limitOf('10000000000').message).toContain('but got "BIGINT"');
     expect(limitOf('key').errorClass).toBe('INVALID_LIMIT_LIKE_EXPRESSION.IS_UNFOLDABLE');
+    // A random function is no constant either (PostgreSQL's limit test: a CASE over random()).
+    expect(limitOf('(CASE WHEN random() < 0.5 THEN bigint(NULL) END)').errorClass).toBe('INVALID_LIMIT_LIKE_EXPRESSION.IS_UNFOLDABLE');
   });
 
   it('refuses an OFFSET as Spark checks a limit-like expression, the message naming offset', () => {
@@ -140,6 +142,7 @@ describe("Spark's grammar, end to end", () => {
     expect(offsetOf('2 - 3')).toMatchObject({ errorClass: 'INVALID_LIMIT_LIKE_EXPRESSION.IS_NEGATIVE', message: expect.stringContaining('but got -1.') });
     expect(offsetOf('CAST(NULL AS INT)')).toMatchObject({ errorClass: 'INVALID_LIMIT_LIKE_EXPRESSION.IS_NULL', message: expect.stringContaining('The evaluated offset expression must not be null.') });
     expect(offsetOf('true')).toMatchObject({ errorClass: 'INVALID_LIMIT_LIKE_EXPRESSION.DATA_TYPE', message: expect.stringContaining('The offset expression must be integer type, but got "BOOLEAN".') });
+    expect(offsetOf('rand()').errorClass).toBe('INVALID_LIMIT_LIKE_EXPRESSION.IS_UNFOLDABLE');
     expect(offsetOf('n')).toMatchObject({ errorClass: 'INVALID_LIMIT_LIKE_EXPRESSION.IS_UNFOLDABLE', message: expect.stringContaining('The offset expression must evaluate to a constant value.') });
   });
 

@@ -295,7 +295,7 @@ export function planPhysical(plan: LogicalPlan, ops: PhysicalOperator[], statefu
       const rangeKey = key && (key.type === 'decimal' ? (v: unknown) => decimalToDouble(v as bigint, key.decimal!.scale) : (v: unknown) => Number(v));
       const out = [...schema, ...functions.map((f) => f.field)];
       const addMonths = key?.type === 'date' ? dateAddMonths : key?.type === 'timestamp' ? timestampAddMonths : undefined;
-      ops.push(new WindowExec({ partition: plan.partitionSpec.map((e) => compileExpression(e, schema).eval), order: order.map((o) => ({ eval: o.eval, ascending: o.ascending, nullsFirst: o.nullsFirst })), ...(rangeKey ? { rangeKey } : {}), ...(addMonths ? { addMonths } : {}), functions }, out));
+      ops.push(new WindowExec({ partition: plan.partitionSpec.map((e) => compileExpression(e, schema).eval), order: order.map((o) => ({ eval: o.eval, ascending: o.ascending, nullsFirst: o.nullsFirst })), ...(rangeKey ? { rangeKey } : {}), ...(addMonths ? { addMonths } : {}), ...(key?.float32 ? { float32: true as const } : {}), functions }, out));
       return out;
     }
     // Every member listed, so that a new one is a lint error until it is handled here.
