@@ -14,6 +14,7 @@ import { VALUES_TABLE, type StaticTableSpec } from '../operators/stream-static-j
 import type { Schema } from '../types';
 import { exprToString, referencedColumns, type Expr, type SqlPosition } from './expression';
 import { ambiguousReference, lineColumn, type ExpressionBuilder, type Scope } from './expression-builder';
+import { DUPLICATE_COLUMN_MARK } from './column-names';
 import { children, relationOutput, type LogicalPlan, type StaticView, type StreamingRelation } from './logical-plan';
 import { typeOfField } from './data-types';
 import { implicitCastExpr } from './expression-compiler';
@@ -184,8 +185,11 @@ export function buildStreamStaticJoin(
   planLeaf?: JoinLeafPlanner,
   /** Planning a static side (a subquery or CTE over static tables), where two static tables may be joined. */
   staticJoins = false,
-  /** A join of static tables standing in the stream's place (leftStaticJoin): the names that read its columns. */
-  standIn?: { relation: StreamingRelation; joined: NonNullable<JoinSide['joined']> },
+  /**
+   * The left side of a join of static tables standing in the stream's place (leftStaticJoin):
+   * the name that reads its columns (its alias, or its name), or a join's names.
+   */
+  standIn?: { relation: StreamingRelation; name: string; joined?: JoinSide['joined'] },
 ): PlannedJoin {
   const pos = lineColumn(join.pos);
   const streamOf = (t: { name: string }) => relations.find((r) => r.sourceName.toLowerCase() === t.name.toLowerCase());
@@ -244,8 +248,10 @@ export function buildStreamStaticJoin(
     if (streaming[i]) return streaming[i];
     const r = s.view ? undefined : streamOf(s);
     if (!r) return undefined;
-    const joined = standIn?.relation === r ? standIn.joined : undefined;
-    if (joined) return { plan: r, schema: relationOutput(r), names: joined.qualifiers, label: r.sourceName, ...(joined.sides ? { scope: { sides: joined.sides } } : {}) };
+    if (standIn?.relation === r) {
+      const { joined } = standIn;
+      return { plan: r, schema: relationOutput(r), names: joined?.qualifiers ?? [standIn.name], label: standIn.name, ...(joined?.sides ? { scope: { sides: joined.sides } } : {}) };
+    }
     return { plan: r, schema: relationOutput(r), names: [r.sourceName, ...(s.alias ? [s.alias] : [])], label: r.sourceName };
   };
   const streamIdx = stream(a, 0) ? 0 : stream(b, 1) ? 1 : -1;
@@ -287,7 +293,10 @@ export function buildStreamStaticJoin(
   const streamNames = new Set(streamSide.names.map(lower));
   // A subquery is named by its alias (a CTE by its name); its columns are its output, not the table's.
   const joined = staticSide.joined;
-  const staticNames = new Set((joined?.qualifiers ?? (view ? [view.name] : [table.name, ...(staticSide.alias ? [staticSide.alias] : [])])).map(lower));
+  // An aliased table whose name the stream side has (`t JOIN t t2`, a relation joined with
+  // itself) is read by its alias alone, as Spark reads any aliased relation.
+  const tableNames = staticSide.alias ? [...(streamNames.has(lower(table.name)) ? [] : [table.name]), staticSide.alias] : [table.name];
+  const staticNames = new Set((joined?.qualifiers ?? (view ? [view.name] : tableNames)).map(lower));
   const staticLabel = view?.name ?? table.name;
   const inStream = (c: string) => streamSide.schema.some((f) => f.name === c);
   // A static column named like a column of the stream side (`name` of a second dimension table
@@ -514,7 +523,21 @@ function buildStaticJoin(join: Join, [l, r]: [StaticJoinSide, StaticJoinSide], s
   const qualifier = (s: StaticJoinSide) => s.side.alias ?? s.side.name;
   const rowName = (s: StaticJoinSide, f: Schema[number]) => (s === r && shared.has(lower(f.name)) ? `${qualifier(r)}.${f.name}` : f.name);
   // Where the preserving join holds a side's column: under the name its scope gives the side's.
-  const inPreserving = (s: StaticJoinSide, f: Schema[number]) => preserving.scope?.sides?.get(lower(qualifier(s)))?.get(lower(f.name)) ?? f.name;
+  // The side that stood in the stream's place there keeps its columns' names; a qualifier would
+  // not tell it apart where both sides have one name (`t RIGHT JOIN t`).
+  const stood = join.joinType === 'RightOuter' ? r : l;
+  const inPreserving = (s: StaticJoinSide, f: Schema[number]) => {
+    if (s === stood && !s.side.joined) return f.name;
+    const sides = preserving.scope?.sides;
+    // A join of static tables on the side (`a JOIN b ON … RIGHT JOIN c ON …`): the column under
+    // the name of the table it comes from, which its written join is not.
+    for (const q of (s.side.joined?.qualifiers ?? []).map(lower)) {
+      const own = s.side.joined?.sides ? [...s.side.joined.sides.get(q) ?? []].find(([, c]) => c === f.name)?.[0] : lower(f.name);
+      const column = own === undefined ? undefined : sides?.get(q)?.get(own);
+      if (column) return column;
+    }
+    return sides?.get(lower(qualifier(s)))?.get(lower(f.name)) ?? f.name;
+  };
   const padded = (f: Schema[number]) => ({ ...f, nullable: true });
   // Each side's own USING key, `l.k` and `r.k` (NULL where the side is padded), as Spark's hidden
   // columns of the join: readable qualified, out of `*` (of a side that is no join of its own).
@@ -556,10 +579,13 @@ function buildStaticJoin(join: Join, [l, r]: [StaticJoinSide, StaticJoinSide], s
 /** A join of two static tables that preserves its left side's rows (INNER, LEFT, LEFT SEMI, LEFT ANTI), `left` that side. */
 function leftStaticJoin(join: Join, { side: left, table }: StaticJoinSide, statics: StaticTableSpec[], builder: (scope: Scope) => ExpressionBuilder, planLeaf: JoinLeafPlanner | undefined): PlannedJoin {
   const schema = left.view?.schema ?? table.schema;
-  // The left side stands where the join planner expects the stream, under its alias (or name).
-  const stand: StreamingRelation = { kind: 'StreamingRelation', sourceName: left.alias ?? left.name, schema };
+  // The left side stands where the join planner expects the stream, read by its alias (or name).
+  // The stand-in's own name is one no SQL writes, so that the right side, which may be the same
+  // relation (`t JOIN t`, `cte1 JOIN cte1 cte2`), is still the static side and not the stand-in.
+  const name = left.alias ?? left.name;
+  const stand: StreamingRelation = { kind: 'StreamingRelation', sourceName: `${DUPLICATE_COLUMN_MARK}${name}`, schema };
   const planned = buildStreamStaticJoin({ ...join, left: { kind: 'UnresolvedRelation', multipartIdentifier: [stand.sourceName], pos: join.left.pos } }, [stand], statics, builder, planLeaf, false,
-    left.joined && { relation: stand, joined: left.joined });
+    { relation: stand, name, ...(left.joined ? { joined: left.joined } : {}) });
   // A bare table is read through a Project, so that the join's left is no StaticRelation (which marks the side a join looks up).
   const relation: LogicalPlan = { kind: 'StaticRelation', table, keys: [], columns: table.schema.map((f) => f.name) };
   const read = left.view?.plan ?? relation;

@@ -85,7 +85,6 @@ const WHY = {
   offsetCorrelated: "a correlated EXISTS, scalar or LATERAL subquery with an OFFSET in it (`EXISTS (SELECT … WHERE t.k = o.k LIMIT 1 OFFSET 2)`) is refused as a subquery Weir does not run (no error class), or, a scalar or LATERAL one, answered as if Spark decorrelated it; this Spark's CheckAnalysis refuses an outer reference below an Offset (UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.ACCESSING_OUTER_QUERY_COLUMN_IS_NOT_ALLOWED, unless spark.sql.optimizer.decorrelateOffset.enabled)",
   correlatedInOffset: "a correlated IN subquery with LIMIT … OFFSET: Weir applies both to the rows each outer row pairs with (for t1b = 10 two t2 rows, OFFSET 2 leaves none, so NOT IN is true and the row stays); this Spark's answer is the one the subquery gives without its OFFSET (the first rows per outer value), as its decorrelation of the LIMIT keeps them (spark.sql.optimizer.decorrelateOffset.enabled off)",
   offsetRowOrder: "OFFSET without ORDER BY skips the first rows in the order the table holds them: Weir's table y holds its inserted rows in the order inserted ((1, 1), (1, 2), (2, 4)), so OFFSET 2 keeps y1 = 2; Spark's y is a JSON table read back from its files in another order, whose third row has y1 = 1",
-  unaliasedSelfJoin: "a relation joined with itself where one side has no alias (FROM cte1 JOIN cte1 cte2 ON cte1.t1b > cte2.t1b) is refused: Weir's join reads a relation read twice by its aliases only (A self-join … needs an alias for each side); Spark reads the side without one by the relation's name",
   oldExponentDecimal: "this copy's Spark (2.x) typed 20E2 as DECIMAL(2,-2) and printed 2000; Spark 3.0+ reads an exponent literal as a DOUBLE (spark.sql.legacy.exponentLiteralAsDecimal.enabled false), as Weir does: 2000.0",
   ansiPostgreSQL: "SQLQueryTestSuite runs the postgreSQL/ files with spark.sql.ansi.enabled=true (its PgSQLTest), where Spark raises an error: ARITHMETIC_OVERFLOW for an integer sum or product out of range, CAST_OVERFLOW for a cast out of the target's range, DIVIDE_BY_ZERO, CAST_INVALID_INPUT for a string that is not a number of the type, INVALID_DATE_ARGUMENT_VALUE for make_date of no such day. Weir's SQL is ANSI off and answers as Spark does with it off: the integer wraps, the cast keeps the value's low bits (a DOUBLE's cast saturates), the division or the bad string is NULL",
   ansiPostgreSQLCoercion: "SQLQueryTestSuite runs the postgreSQL/ files with spark.sql.ansi.enabled=true, whose AnsiTypeCoercion compares a FLOAT with a STRING as DOUBLEs: f1 = '1004.3' compares the FLOAT 1004.3 widened (1004.2999877929688) with 1004.3, unequal. With ANSI off (TypeCoercion, Weir) the STRING is cast to FLOAT and they are equal",
@@ -121,7 +120,6 @@ const WHY = {
   valuesNullInterval: "the view's INTERVAL '10' MONTH (and INTERVAL '10' SECOND) column, with a NULL in its last row, is an INTERVAL YEAR TO MONTH (DAY TO SECOND) in Weir's VALUES; Spark keeps INTERVAL MONTH (SECOND): the values agree, the column's type does not",
   voidGroupingKey: "a column of NULLs (VOID) grouped by, here by DISTINCT, is typed STRING in Weir's aggregation output; Spark keeps VOID: the values agree, the column's type does not",
   tableArgument: "a TABLE(v) argument (Spark 3.5's table argument of a table-valued function) is refused as not supported: Weir's table-valued functions take expressions; Spark passes the table's rows as a struct, which explode refuses (DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE)",
-  selfJoinNoAlias: "a join of a view with itself without an alias per side (empty_table JOIN empty_table) is refused: Weir needs an alias for each side to tell their columns apart; Spark joins them, its SELECT * repeating a",
   noJvm: "try_reflect (Spark's CallMethodViaReflection) calls a Java method, which needs a JVM: Weir runs none and refuses reflect, java_method and try_reflect (docs/sql.md's unavailable functions)",
 };
 
@@ -783,7 +781,6 @@ const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> 
   },
   "in-basic": {},
   "in-multiple-columns": {
-    "WITH cte1 AS\n(\n       SELECT t1a,\n              t1b\n       FROM   t1\n       WHERE  (\n                     t1b, t1d) IN\n              (\n                     SELECT t2b,\n                            t2d\n                     FROM   t2\n                     WHERE  t1c = t2c))\nSELECT *\nFROM            (\n                           SELECT     *\n                           FROM       cte1\n                           JOIN       cte1 cte2\n                           on         cte1.t1b = cte2.t1b) s": WHY.unaliasedSelfJoin,
   },
   "not-in-unit-tests-multi-column": {},
   "scalar-subquery-count-bug": {},
@@ -799,12 +796,6 @@ const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> 
   "simple-in": {},
   "in-having": {},
   "in-with-cte": {
-    "WITH cte1 AS\n(\n       SELECT t1a,\n              t1b,\n              t1c,\n              t1d,\n              t1e\n       FROM   t1)\nSELECT t1a,\n       t1b,\n       t1c,\n       t1h\nFROM   t1\nWHERE  t1c IN\n       (\n              SELECT          cte1.t1c\n              FROM            cte1\n              JOIN            cte1 cte2\n              on              cte1.t1b > cte2.t1b\n              FULL OUTER JOIN cte1 cte3\n              ON              cte1.t1c = cte3.t1c\n              LEFT JOIN       cte1 cte4\n              ON              cte1.t1d = cte4.t1d\n              INNER JOIN  cte1 cte5\n              ON              cte1.t1b < cte5.t1b\n              LEFT OUTER JOIN  cte1 cte6\n              ON              cte1.t1d > cte6.t1d)": WHY.unaliasedSelfJoin,
-    "WITH cte1\n     AS (SELECT t1a,\n                t1b\n         FROM   t1\n         WHERE  t1b IN (SELECT t2b\n                        FROM   t2\n                               RIGHT JOIN t1\n                                       ON t1c = t2c\n                               LEFT JOIN t3\n                                      ON t2d = t3d)\n                AND t1a = \"val1b\")\nSELECT *\nFROM   (SELECT *\n        FROM   cte1\n               JOIN cte1 cte2\n                 ON cte1.t1b > 5\n                    AND cte1.t1a = cte2.t1a\n               FULL OUTER JOIN cte1 cte3\n                            ON cte1.t1a = cte3.t1a\n               INNER JOIN cte1 cte4\n                       ON cte1.t1b = cte4.t1b) s": WHY.unaliasedSelfJoin,
-    "WITH cte1 AS\n(\n       SELECT t1a,\n              t1b,\n              t1h\n       FROM   t1\n       WHERE  t1a IN\n              (\n                     SELECT t2a\n                     FROM   t2\n                     WHERE  t1b < t2b))\nSELECT   Count(DISTINCT t1a),\n         t1b\nFROM     (\n                    SELECT     cte1.t1a,\n                               cte1.t1b\n                    FROM       cte1\n                    JOIN       cte1 cte2\n                    on         cte1.t1h >= cte2.t1h) s\nWHERE    t1b IN\n         (\n                SELECT t1b\n                FROM   t1)\nGROUP BY t1b": WHY.unaliasedSelfJoin,
-    "WITH cte1 AS\n(\n       SELECT t1a,\n              t1b,\n              t1c\n       FROM   t1\n       WHERE  t1b IN\n              (\n                     SELECT t2b\n                     FROM   t2 FULL OUTER JOIN T3 on t2a = t3a\n                     WHERE  t1c = t2c) AND\n              t1a = \"val1b\")\nSELECT *\nFROM            (\n                       SELECT *\n                       FROM   cte1\n                       INNER JOIN   cte1 cte2 ON cte1.t1a = cte2.t1a\n                       RIGHT OUTER JOIN cte1 cte3  ON cte1.t1b = cte3.t1b\n                       LEFT OUTER JOIN cte1 cte4 ON cte1.t1c = cte4.t1c\n                       ) s": WHY.unaliasedSelfJoin,
-    "WITH cte1 AS\n(\n       SELECT t1a,\n              t1b\n       FROM   t1\n       WHERE  t1b IN\n              (\n                     SELECT t2b\n                     FROM   t2\n                     WHERE  t1c = t2c))\nSELECT DISTINCT(s.t1b)\nFROM            (\n                                SELECT          cte1.t1b\n                                FROM            cte1\n                                LEFT OUTER JOIN cte1 cte2\n                                ON              cte1.t1b = cte2.t1b) s\nWHERE           s.t1b IN\n                (\n                       SELECT t1.t1b\n                       FROM   t1 INNER\n                       JOIN   cte1\n                       ON     t1.t1a = cte1.t1a)": WHY.unaliasedSelfJoin,
-    "WITH cte1 AS\n(\n       SELECT t1a,\n              t1b,\n              t1c,\n              t1d,\n              t1h\n       FROM   t1\n       WHERE  t1d NOT IN\n              (\n                              SELECT          t2d\n                              FROM            t2\n                              FULL OUTER JOIN t3 ON t2a = t3a\n                              JOIN t1 on t1b = t2b))\nSELECT   t1a,\n         t1b,\n         t1c,\n         t1d,\n         t1h\nFROM     t1\nWHERE    t1b NOT IN\n         (\n                    SELECT     cte1.t1b\n                    FROM       cte1 INNER\n                    JOIN       cte1 cte2 ON cte1.t1a = cte2.t1a\n                    RIGHT JOIN cte1 cte3 ON cte1.t1b = cte3.t1b\n                    JOIN cte1 cte4 ON cte1.t1c = cte4.t1c) AND\n         t1c IS NOT NULL\nORDER BY t1c DESC": WHY.unaliasedSelfJoin,
 
   },
   "not-in-joins": {
@@ -897,13 +888,6 @@ const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> 
     "SELECT * FROM explode(array(1, 2)) AS t, LATERAL explode(array(3 * t.col, 4 * t.col))": WHY.generatorNameClash,
   },
   "join-empty-relation": {
-    "SELECT * FROM empty_table INNER JOIN empty_table": WHY.selfJoinNoAlias,
-    "SELECT * FROM empty_table CROSS JOIN empty_table": WHY.selfJoinNoAlias,
-    "SELECT * FROM empty_table LEFT OUTER JOIN empty_table": WHY.selfJoinNoAlias,
-    "SELECT * FROM empty_table RIGHT OUTER JOIN empty_table": WHY.selfJoinNoAlias,
-    "SELECT * FROM empty_table FULL OUTER JOIN empty_table": WHY.selfJoinNoAlias,
-    "SELECT * FROM empty_table LEFT SEMI JOIN empty_table": WHY.selfJoinNoAlias,
-    "SELECT * FROM empty_table LEFT ANTI JOIN empty_table": WHY.selfJoinNoAlias,
   },
   "parse-schema-string": {
   },
@@ -1020,7 +1004,6 @@ const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> 
   "postgreSQL-with": {
     "select * from test": WHY.insertUnderWith,
     "WITH outermost(x) AS (\n  SELECT 1\n  UNION (WITH innermost as (SELECT 2)\n         SELECT * FROM outermost  -- fail\n         UNION SELECT * FROM innermost)\n)\nSELECT * FROM outermost ORDER BY 1": WHY.analysisNoClass,
-    "WITH q1(x,y) AS (SELECT 1,2)\nSELECT * FROM q1, q1 AS q2": WHY.unaliasedSelfJoin,
   },
   "postgreSQL-int8": {
     "SELECT '' AS three, q1, q2, q1 * q2 AS multiply FROM INT8_TBL": WHY.ansiPostgreSQL,
