@@ -48,3 +48,11 @@ describe('an IN subquery in a stream-static outer join\'s ON (Spark\'s Existence
       'WITH g AS (SELECT r.*, (r.weight IN (SELECT weight FROM regions WHERE region = \'eu\' OR region IS NULL)) IS NULL AS u FROM regions r) SELECT e.id, g.weight FROM events e LEFT JOIN g ON e.region = g.region AND g.u');
   });
 });
+
+describe('an uncorrelated EXISTS subquery in GROUP BY (Spark groups by its existence join\'s column)', () => {
+  it('groups by the count that decides it, which a select item of the same text reads', async () => {
+    await same('SELECT e.id, d.w, d.n FROM events e JOIN (SELECT weight > 1 AS w, count(*) AS n FROM regions GROUP BY weight > 1, EXISTS (SELECT 1 FROM blocked WHERE region = \'r9\')) d ON e.id > 0');
+    await same('SELECT e.id, d.k, d.n FROM events e JOIN (SELECT EXISTS (SELECT 1 FROM blocked WHERE user = \'u1\') AS k, count(*) AS n FROM regions GROUP BY EXISTS (SELECT 1 FROM blocked WHERE user = \'u1\')) d ON e.id > 0',
+      'SELECT e.id, d.k, d.n FROM events e JOIN (SELECT EXISTS (SELECT 1 FROM blocked WHERE "user" = \'u1\') AS k, count(*) AS n FROM regions GROUP BY EXISTS (SELECT 1 FROM blocked WHERE "user" = \'u1\')) d ON e.id > 0');
+  });
+});

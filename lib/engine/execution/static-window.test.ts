@@ -43,6 +43,18 @@ describe('window functions on a static side', () => {
     expect(w.rows.map((r) => (JSON.parse(r) as { n: number }).n)).toEqual([2, 2, 1]);
   });
 
+  it('a RANGE frame\'s string bound cast to the ORDER BY key\'s type, as Spark\'s WindowFrameCoercion casts it', async () => {
+    const q = (frame: string, key = 'CAST(f AS FLOAT)') => `SELECT e.id, x.f, x.lo, x.hi FROM events e JOIN (SELECT 1 AS one, f, first(f) OVER (ORDER BY ${key} RANGE BETWEEN ${frame}) AS lo, last(f) OVER (ORDER BY ${key} RANGE BETWEEN ${frame}) AS hi FROM VALUES (-3.0D), (1.1D), (100.0D) AS t(f)) x ON e.id = x.one`;
+    const frames = async (frame: string, key?: string) => (await weir(q(frame, key))).rows.map((r) => { const o = JSON.parse(r) as { lo: number; hi: number }; return [o.lo, o.hi]; });
+    // 'inf' is a FLOAT's infinity: every row is in each frame.
+    expect(await frames("'inf' PRECEDING AND 'inf' FOLLOWING")).toEqual([[-3, 100], [-3, 100], [-3, 100]]);
+    // key + NaN is past every number: the frame runs to the last row.
+    expect(await frames("1.1 PRECEDING AND 'NaN' FOLLOWING")).toEqual([[-3, 100], [1.1, 100], [100, 100]]);
+    expect(await frames("'1' PRECEDING AND CURRENT ROW", 'CAST(f AS INT)')).toEqual([[-3, -3], [1.1, 1.1], [100, 100]]);
+    // Text the key's type cannot read fails as Spark's ANSI cast does.
+    expect(await errorOf(q("1 PRECEDING AND 'NaN' FOLLOWING", 'CAST(f AS INT)'))).toMatch(/^\[CAST_INVALID_INPUT\] The value 'NaN' of the type "STRING" cannot be cast to "INT"/);
+  });
+
   it('has Spark\'s result types: row_number, rank, ntile INT; percent_rank, cume_dist DOUBLE; count BIGINT; lag the argument\'s', async () => {
     const w = await weir('SELECT e.id, d.* FROM events e JOIN (SELECT region, row_number() OVER (ORDER BY weight) AS rn, rank() OVER (ORDER BY weight) AS r, ntile(2) OVER (ORDER BY weight) AS nt, percent_rank() OVER (ORDER BY weight) AS pr, cume_dist() OVER (ORDER BY weight) AS cd, count(*) OVER () AS n, lag(weight) OVER (ORDER BY weight) AS lw FROM regions) d ON e.region = d.region');
     const types = Object.fromEntries(w.schema.map((f) => [f.name, `${f.type}${f.integral ? `/${f.integral}` : ''}`]));

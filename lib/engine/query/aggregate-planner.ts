@@ -18,7 +18,7 @@ import { unsupportedOperation } from '../errors';
 import type { Schema } from '../types';
 import { FIRST_LAST_NAMES, isAggregateFunctionName } from './aggregate-functions';
 import { LIST_AGG_NAMES, unsupportedSyntax, WITHIN_GROUP_NAMES } from './within-group';
-import { canonicalized, exprChildren, exprToString, METADATA_COLUMN, referencedColumns, type Expr, type SqlPosition } from './expression';
+import { canonicalized, exprChildren, exprToString, mapExprChildren, METADATA_COLUMN, referencedColumns, type Expr, type SqlPosition } from './expression';
 import { lineColumn, type ExpressionBuilder } from './expression-builder';
 import { groupingCall, groupingCallName, groupingSetsOf, hasDuplicateGroupingSets, HIVE_GROUPING_ID, hiveGroupingId, isGroupingCall } from './grouping-analytics';
 import { compileExpression, implicitCastExpr, typeOfCompiled, unresolvedColumn } from './expression-compiler';
@@ -194,6 +194,18 @@ export function buildAggregation(c: AggregationClauses, child: LogicalPlan, chil
       builder.endSelectList();
     }
   };
+  // Spark names an unaliased select item by its text (`concat_ws( , a, b)`, `1`) before it
+  // resolves GROUP BY, so groupByAliases finds an item by that name too: the item, not an
+  // aggregate, whose name (as the select list gives it) is the one grouped by.
+  const generatedNameItem = (name: string): Expression | undefined =>
+    c.items.find((item) => {
+      if (item.kind === 'Alias' || item.kind === 'UnresolvedAttribute' || item.kind === 'UnresolvedStar' || containsAggregate(item)) return false;
+      try {
+        return fieldName(exprToString(prettyStrings(builder.build(item)))).toLowerCase() === name.toLowerCase();
+      } catch {
+        return false; // not an expression of the input on its own
+      }
+    });
   const groupingExpr = (written: Expression): Expr => {
     // Inside CUBE, ROLLUP and GROUPING SETS too, a position is the select item there.
     const n = groupingItem(written, c.items);
@@ -203,6 +215,8 @@ export function buildAggregation(c: AggregationClauses, child: LogicalPlan, chil
       const inSource = childSchema.some((f) => f.name.toLowerCase() === name.toLowerCase());
       const alias = aliases.get(name.toLowerCase());
       if (!inSource && alias && !containsAggregate(alias)) return buildGrouped(alias);
+      const generated = inSource || alias ? undefined : generatedNameItem(name);
+      if (generated) return buildGrouped(generated);
     }
     return buildGrouped(n);
   };
@@ -648,6 +662,8 @@ function groupingItem(n: Expression, items: readonly Expression[]): Expression {
 }
 
 /** A grouping key that is a struct field (`o.region`) is named after the field, as Spark names it. */
+/** As Spark's usePrettyExpression names an item: a string literal as its bare text (`concat_ws( , a, b)`). */
+const prettyStrings = (e: Expr): Expr => (e.kind === 'literal' && e.type === 'string' && e.value !== null ? { kind: 'column', name: String(e.value) } : mapExprChildren(e, prettyStrings));
 const fieldName = (text: string): string => /^[A-Za-z_][A-Za-z0-9_]*\.([A-Za-z_][A-Za-z0-9_]*)$/.exec(text)?.[1] ?? text;
 
 /** Whether an Aggregate's output column is a grouping expression's the planner named (`__key<i>`), not a column's. */

@@ -723,6 +723,11 @@ class QueryPlanner {
     if (where) where = inOneRowAsComparison(where);
     if (where) ({ child, where } = this.predicateSubqueryAsJoin(child, where));
     items = items.map((i) => this.predicateSubqueriesAsCounts(i, child));
+    // GROUP BY an uncorrelated EXISTS or IN: the same counts, grouped by as any expression (Spark
+    // groups by its existence join's column). A correlated one stays refused: its count would be
+    // joined for the select list only.
+    const correlated = (g: Expression) => someExpression(g, (x) => (x.kind === 'Exists' || x.kind === 'InSubquery') && this.uncorrelatedQuery(x.kind === 'Exists' ? x.plan : x.query) === undefined);
+    grouping = grouping.map((g) => (correlated(g) ? g : this.predicateSubqueriesAsCounts(g, child)));
     if (where) where = this.predicateSubqueriesAsCounts(where, child);
     ({ child, items, where } = this.correlatedScalarSubqueriesAsJoins(child, items, where));
     const lateralViews: Extract<UnresolvedPlan, { kind: 'Generate' }>[] = [];

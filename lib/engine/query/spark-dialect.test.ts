@@ -333,6 +333,16 @@ describe('lateral column aliases', () => {
     expect(failure('SELECT id AS all, s FROM src GROUP BY all').errorClass).toBe('MISSING_AGGREGATION');
   });
 
+  it('groups by the name Spark generates for an unaliased select item (groupByAliases)', async () => {
+    // Spark's group-by-alias.sql: `SELECT concat_ws(' ', a, b) FROM testData GROUP BY \`concat_ws( , a, b)\``.
+    const rows = [{ ...row, id: 1, s: 'a' }, { ...row, id: 1, s: 'a' }, { ...row, id: 2, s: 'b' }];
+    const values = async (sql: string) => (await runUpdate(sql, rows)).map((r) => Object.values(r));
+    expect(await values("SELECT concat_ws(' ', s, id), count(*) FROM src GROUP BY `concat_ws( , s, id)`")).toEqual([['a 1', 2], ['b 2', 1]]);
+    expect(await values('SELECT id + 1, count(*) FROM src GROUP BY `(ID + 1)`')).toEqual([[2, 2], [3, 1]]);
+    // An input column of the name wins, as it does over an alias; an aggregate is not grouped by.
+    expect(failure('SELECT count(*) FROM src GROUP BY `count(1)`').errorClass).toBe('UNRESOLVED_COLUMN.WITH_SUGGESTION');
+  });
+
   it('HAVING reads the select list\'s aliases, an input column of the name first (Spark\'s UnresolvedHaving)', async () => {
     const rows = [{ ...row, s: 'a', x: 1 }, { ...row, s: 'a', x: 2 }, { ...row, s: 'b', x: 5 }];
     expect(await runUpdate('SELECT s, count(*) AS c FROM src GROUP BY s HAVING c > 1', rows)).toEqual([{ s: 'a', c: 2 }]);

@@ -24,7 +24,7 @@ import { expressionSql } from './parser/expression-sql';
 import { mapExpression, someExpression } from './parser/expression-tree';
 import type { Expression, FrameBound } from './parser/unresolved-plan';
 import { SqlValidationError } from './sql-error';
-import { canCast, type ExprType } from './sql-values';
+import { canCast, castValue, type ExprType } from './sql-values';
 import { compileAggregateCall } from './stateful-planner';
 
 /** Spark's ranking functions (RankLike, RowNumber, NTile, CumeDist): ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW, an ORDER BY needed. */
@@ -62,6 +62,21 @@ function boundValue(e: Expr, pos: SqlPosition | undefined): { value: number; typ
 }
 
 /**
+ * Spark's WindowFrameCoercion of a RANGE frame's string bound beside one numeric ORDER BY key:
+ * the text cast to the key's type ('inf' a FLOAT's infinity, 'NaN' its NaN). Text the cast
+ * cannot read fails as Spark's ANSI cast does; beside any other key the bound is left as written.
+ */
+function stringBound(text: string, key: Field, pos: SqlPosition | undefined): { value: number; type: string } | undefined {
+  if (key.type !== 'long' && key.type !== 'double' && key.type !== 'decimal') return undefined;
+  const decimal = key.type === 'decimal' ? { precision: key.precision!, scale: key.scale! } : undefined;
+  const cast = castValue(text, 'string', key.type, undefined, decimal);
+  if (cast === null) {
+    throw new SqlValidationError(`[CAST_INVALID_INPUT] The value '${text}' of the type "STRING" cannot be cast to "${typeText(key)}" because it is malformed. Write the window frame's bound as a number of the ORDER BY's type`, pos, 'window frame', 'CAST_INVALID_INPUT');
+  }
+  return { value: decimal ? decimalToDouble(cast as bigint, decimal.scale) : Number(cast), type: key.type === 'long' ? 'long' : 'double' };
+}
+
+/**
  * A window expression's frame, resolved as Spark's ResolveWindowFrame and the frame's checks
  * resolve it: the default where none is written, the ranking and offset functions' own, and
  * Spark's DATATYPE_MISMATCH errors for a frame that cannot run.
@@ -84,7 +99,10 @@ function resolveFrame(e: WindowExpression, fn: string, orderTypes: readonly Fiel
   type Written = 'UnboundedPreceding' | 'CurrentRow' | 'UnboundedFollowing' | { value: number; type: string };
   const bound = (b: FrameBound, location: string): Written => {
     if (b.kind !== 'Preceding' && b.kind !== 'Following') return b.kind;
-    const v = boundValue(builder.build(b.value), pos);
+    const built = builder.build(b.value);
+    const v = written.frameType === 'Range' && built.kind === 'literal' && built.type === 'string' && orderTypes.length === 1 && typeof built.value === 'string'
+      ? stringBound(built.value, orderTypes[0], pos) ?? boundValue(built, pos)
+      : boundValue(built, pos);
     if (written.frameType === 'Rows' && (v.type !== 'long' || !Number.isInteger(v.value) || Math.abs(v.value) > 2147483647)) {
       throw mismatch('SPECIFIED_WINDOW_FRAME_UNACCEPTED_TYPE', `The data type of the ${location} bound ${expressionSql(b.value)} does not match the expected data type "INT"`, pos, 'A ROWS frame counts rows: write an INT literal');
     }
