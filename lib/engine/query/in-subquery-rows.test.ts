@@ -32,6 +32,18 @@ describe('IN over the subquery\'s rows', () => {
       .toEqual([{ id: 1, w: 1 }, { id: 2, w: null }, { id: 3, w: null }, { id: 4, w: null }]);
   });
 
+  it('a value of a relation the subquery reads again by the same name is the outer row\'s', async () => {
+    const t = 'WITH t AS (SELECT * FROM VALUES (1, 2), (2, NULL), (3, 9) AS v(a, b)) ';
+    // 2 is among t's a, NULL is unknown, 9 is not: aliased or not, the value is the outer row's
+    // (read inside the count IN was written as, unaliased `t.b` was the subquery's own row's b).
+    const expected = [{ id: 1, hit: true }, { id: 2, hit: null }, { id: 3, hit: false }];
+    expect(await run(`${t}SELECT e.id, t1.b IN (SELECT a FROM t) AS hit FROM events e JOIN t t1 ON e.k = t1.a`, ROWS)).toEqual(expected);
+    for (const value of ['t.b', 'b']) {
+      expect(await run(`${t}SELECT e.id, ${value} IN (SELECT a FROM t) AS hit FROM events e JOIN t ON e.k = t.a`, ROWS)).toEqual(expected);
+      expect(await run(`${t}SELECT e.id, ${value} IN (SELECT t.a FROM t WHERE t.a > 0) AS hit FROM events e JOIN t ON e.k = t.a`, ROWS)).toEqual(expected);
+    }
+  });
+
   it('EXISTS over a set operation whose branches read the outer row: refused as Spark refuses it', async () => {
     const sql = 'SELECT e.id FROM events e WHERE EXISTS (SELECT v FROM VALUES (1) AS t(v) WHERE v = e.k UNION SELECT v FROM VALUES (2) AS u(v) WHERE v = e.k)';
     await expect(run(sql, ROWS)).rejects.toMatchObject({ errorClass: 'UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.ACCESSING_OUTER_QUERY_COLUMN_IS_NOT_ALLOWED' });

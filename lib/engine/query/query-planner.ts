@@ -238,6 +238,13 @@ function namedRelation(u: UnresolvedPlan): { table: string; qualifier: string } 
   return { table, qualifier: alias ?? table };
 }
 
+/** The qualifiers FROM's relations are read by (its joins' sides, not inside a subquery), lower-cased. */
+function fromQualifiers(u: UnresolvedPlan): Set<string> {
+  if (u.kind === 'Join') return new Set([...fromQualifiers(u.left), ...fromQualifiers(u.right)]);
+  const q = namedRelation(u)?.qualifier ?? (u.kind === 'SubqueryAlias' ? u.alias : undefined);
+  return new Set(q === undefined ? [] : [q.toLowerCase()]);
+}
+
 /**
  * A correlated scalar subquery without FROM (`(SELECT t1c)`, `(SELECT t1c + 1 WHERE t1c > 8)`):
  * Spark's reads its one-row relation, so it is the outer row's value, NULL where its WHERE is
@@ -1297,6 +1304,11 @@ class QueryPlanner {
       const query = rows(x.query);
       const items = selectItems(query);
       if (query.kind !== 'Project' || items?.length !== x.values.length) return undefined;
+      // A relation the outer query reads by the same name (its table again, neither aliased)
+      // would take the outer value's qualified name inside the count as its own column: such an
+      // IN is answered over the subquery's rows instead, where the value is the outer row's.
+      const inner = fromQualifiers(query.child.kind === 'Filter' ? query.child.child : query.child);
+      if ([...fromQualifiers(outer)].some((q) => inner.has(q))) return undefined;
       // Each value as the outer query reads it: inside the count, a name of the subquery's table would be its column.
       const pairs = x.values.map((value, i) => ({ item: items[i].kind === 'Alias' ? items[i].child : items[i], value: this.outerQualified(value, outer) }));
       const equal = (p: (typeof pairs)[number]): Expression => ({ kind: 'BinaryOperator', op: 'EqualTo', left: p.item, right: p.value, pos });

@@ -60,7 +60,7 @@ const WHY = {
   nullsFirstLimitSubquery: "a correlated scalar subquery `(SELECT t2c FROM t2 WHERE t1b < t1d ORDER BY t2c LIMIT 1)`, whose WHERE reads outer columns only: t2 has NULL t2c values, first in ascending order (NULLS FIRST), so where t1b < t1d its value is NULL, which no t1c equals, and Weir keeps no row; this Spark answers val1a 16, as though the subquery's first t2c were 12, its smallest value that is not NULL",
   multiValueSubqueryClass: "this copy's Spark (3.4/3.5) named a scalar subquery of several rows MULTI_VALUE_SUBQUERY_ERROR; Spark 4 renamed it SCALAR_SUBQUERY_TOO_MANY_ROWS, the class Weir gives",
   subqueryInGroupBy: "a correlated EXISTS subquery in GROUP BY is refused as not supported: Weir writes EXISTS and IN outside WHERE's conjuncts as the counts that decide them, and joins a correlated count for the select list, WHERE and an aggregate's FILTER, not for a grouping expression (an uncorrelated one is grouped by); Spark groups by its existence join's column",
-  inSubqueryNullValue: "b IN (SELECT a FROM testData) is true for a NULL b where Spark's is NULL (the subquery has rows), so Weir's groups (3, true) and (3, NULL) are one: the counts Weir writes IN as, over the subquery's own table of the outer query's, answer so in the select list too (SELECT b IN (SELECT a FROM testData) FROM testData)",
+  inSubqueryNullValue: "an IN subquery in GROUP BY over the table the query reads, both unaliased (GROUP BY a, b IN (SELECT a FROM testData)), is refused as not supported: inside the count IN is written as, the value testData.b would be the subquery's own row's b, so Weir answers such an IN over the subquery's rows, which a grouping expression does not take yet; Spark groups by it",
   sameNameJoin: "a join of two relations of one name (a CTE and a subquery aliased alike) is refused as a self-join that needs an alias per side; Spark joins them and refuses the qualified same_name.x as ambiguous (AMBIGUOUS_REFERENCE)",
   ansiFractionOfSecond: "Spark 4's default ANSI mode (this file has no ANSI-off results) raises INVALID_FRACTION_OF_SECOND for 60 seconds with a fraction; Weir's SQL is ANSI off and answers NULL, as make_timestamp does in the ANSI-off timestamp.sql.out",
   removedExtractField: "Spark 3.0's preview answer; Spark 3.0.0 took MILLENNIUM, CENTURY, DECADE and ISODOW out of date_part and EXTRACT (DatePart.parseExtractField) and refuses them (INVALID_EXTRACT_FIELD), as Weir does",
@@ -1088,6 +1088,7 @@ const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> 
   },
   "group-by-alias": {
     "SELECT a, count(*) FROM testData GROUP BY a, b IN (SELECT a FROM testData)": WHY.inSubqueryNullValue,
+    "SELECT a, count(*) FROM testData GROUP BY a, a IN (SELECT b FROM testData)": WHY.inSubqueryNullValue,
     "SELECT COUNT(b) AS k FROM testData GROUP BY k": WHY.aggregateAliasInGroupBy,
     "SELECT MAX(col1), 3 as abc FROM VALUES(1),(2),(3),(4) GROUP BY col1 % abc": WHY.aliasInGroupingExpression,
   },
