@@ -120,6 +120,11 @@ export class ExpressionBuilder {
   /** Plans a scalar subquery `(SELECT …)` (query-planner.ts); unset, one is refused. */
   scalarSubquery?: (plan: UnresolvedPlan, pos: SqlPosition | undefined) => Expr;
   /**
+   * Runs Spark's checks of a correlated subquery (CheckAnalysis) on an EXISTS or IN subquery that
+   * is refused where it is, throwing the error Spark gives one it refuses (query-planner.ts).
+   */
+  checkSubquery?: (plan: UnresolvedPlan, pos: SqlPosition | undefined) => void;
+  /**
    * In a correlated subquery's plan: a name none of this scope's columns or qualifiers has, read
    * in the queries around it as Spark resolves an OuterReference (outer-references.ts);
    * undefined where none of them has it either.
@@ -317,6 +322,8 @@ export class ExpressionBuilder {
         throw notSupportedYet('A scalar subquery here', pos, 'write it in the select list, WHERE, GROUP BY or HAVING of the query');
       case 'InSubquery':
       case 'Exists':
+        // Spark's analysis of the subquery comes first: one it refuses is refused with its class.
+        this.checkSubquery?.(e.kind === 'Exists' ? e.plan : e.query, pos);
         throw notSupportedYet('A subquery in an expression', pos, 'of them WHERE <column> IN (SELECT <column> FROM <static table>) runs, as a LEFT SEMI join with the table');
       case 'LambdaFunction': {
         const params = e.arguments.map((a) => a.nameParts[0]);

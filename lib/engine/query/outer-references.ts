@@ -104,3 +104,32 @@ export function checkCorrelatedReferences(plan: LogicalPlan, pos: SqlPosition | 
   children(plan).forEach((c) => checkCorrelatedReferences(c, pos));
   if (plan.kind === 'StaticRelation' && plan.view) checkCorrelatedReferences(plan.view.plan, pos);
 }
+
+/**
+ * An outer reference below an Offset (`EXISTS (SELECT … WHERE t.k = o.k LIMIT 1 OFFSET 2)`):
+ * Spark's CheckAnalysis refused it as ACCESSING_OUTER_QUERY_COLUMN_IS_NOT_ALLOWED (an Offset
+ * is no operator a correlation may pass) from SPARK-46446, which found its decorrelation wrong,
+ * until SPARK-49166 decorrelated it (spark.sql.optimizer.decorrelateOffset.enabled). Checked for
+ * the EXISTS and IN subqueries Weir does not run where they are, which it refuses either way;
+ * a scalar or LATERAL one runs per outer row, as Spark answers it since.
+ */
+export function checkOffsetCorrelation(plan: LogicalPlan, pos: SqlPosition | undefined): void {
+  if (plan.kind === 'Offset' && readsOwnOuterReference(plan.child)) {
+    throw new SqlValidationError(
+      `[UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.ACCESSING_OUTER_QUERY_COLUMN_IS_NOT_ALLOWED] Unsupported subquery expression: Accessing outer query column is not allowed in this location: below an OFFSET (OFFSET ${plan.offset}). ` +
+        'Drop the OFFSET, or read the outer column in a query around the subquery',
+      pos, 'subquery', 'UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.ACCESSING_OUTER_QUERY_COLUMN_IS_NOT_ALLOWED');
+  }
+  children(plan).forEach((c) => checkOffsetCorrelation(c, pos));
+  if (plan.kind === 'StaticRelation' && plan.view) checkOffsetCorrelation(plan.view.plan, pos);
+}
+
+/**
+ * Whether the plan reads an outer reference of its own subquery: a nested subquery's plan is not
+ * read, as the values it takes from this one's rows, and the outer values it passes on, are its
+ * expression's children (exprChildren), as Spark's hasOuterReferences reads a plan's expressions.
+ */
+function readsOwnOuterReference(plan: LogicalPlan): boolean {
+  const reads = (e: Expr): boolean => e.kind === 'outerReference' || exprChildren(e).some(reads);
+  return nodeExpressions(plan).some(reads) || children(plan).some(readsOwnOuterReference) || (plan.kind === 'StaticRelation' && plan.view !== undefined && readsOwnOuterReference(plan.view.plan));
+}

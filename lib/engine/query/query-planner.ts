@@ -20,7 +20,7 @@ import { duplicateColumn, writtenColumnName } from './column-names';
 import { ExpressionBuilder, lineColumn, type Scope } from './expression-builder';
 import { generatorOutput, GENERATORS, TABLE_FUNCTIONS } from './generators';
 import { children, firstStreamingRelation, isDeterministicPlan, relationOutput, type LogicalPlan, type NamedExpr, type ScalarSubquery, type StreamingRelation } from './logical-plan';
-import { checkCorrelatedReferences, OuterReferences, readsOuterReference } from './outer-references';
+import { checkCorrelatedReferences, checkOffsetCorrelation, OuterReferences, readsOuterReference } from './outer-references';
 import { lateralColumnClash } from './parser/lateral-subquery';
 import { inSubqueriesInJoinConditions, inSubqueryOverRows, outerReferenceInSetOperation } from './in-subquery-rows';
 import { isOrderable, sameType, typeOfField, typeText, type TypeInfo } from './data-types';
@@ -947,6 +947,7 @@ class QueryPlanner {
     const builder = new ExpressionBuilder({ qualifiers: new Set(qualifiers.map((q) => q.toLowerCase())), columns: new Set(schema.map((f) => f.name.toLowerCase())), ...scope, metadataColumn: this.metadataColumn && scope?.metadataColumn !== false }, this.sql);
     const ctes = this.ctes;
     builder.scalarSubquery = (u, pos) => this.scalarSubquery(u, pos, ctes, builder, schema);
+    builder.checkSubquery = (u, pos) => this.checkPredicateSubquery(u, pos, ctes, builder, schema);
     this.outerReferences.attach(builder);
     builder.batch = this.batchSelect;
     return builder;
@@ -978,6 +979,27 @@ class QueryPlanner {
     if (values.length === 0) return { kind: 'scalarSubquery', subquery, pos };
     checkCorrelatedReferences(plan, pos);
     return { kind: 'scalarSubquery', subquery: { ...subquery, correlated: true }, outer: values, pos };
+  }
+
+  /**
+   * An EXISTS or IN subquery that Weir does not run where it is: planned as a correlated subquery
+   * is (scalarSubquery) to apply Spark's checks of its outer references (checkCorrelatedReferences),
+   * so that a query Spark refuses at analysis is refused with Spark's error class. A subquery
+   * that Weir cannot plan so is left to the refusal of its place.
+   */
+  private checkPredicateSubquery(u: UnresolvedPlan, pos: SqlPosition | undefined, ctes: ReadonlyMap<string, LogicalPlan>, outer: ExpressionBuilder, outerSchema: Schema): void {
+    // One over a stream is no static subquery: its refusal stands.
+    const overStream = (n: string) => this.relations.some((r) => r.sourceName.toLowerCase() === n) || (ctes.has(n) && firstStreamingRelation(ctes.get(n)!) !== undefined);
+    if (relationNames(u).some(overStream)) return;
+    let planned: { planned: Resolved; outer: Expr[] };
+    try {
+      planned = this.outerReferences.within(outer, outerSchema, () => this.resolved(this.withStaticLeaves(() => this.plan(u, ctes))), pos);
+    } catch {
+      return;
+    }
+    if (planned.outer.length === 0) return;
+    checkCorrelatedReferences(planned.planned.plan, pos);
+    checkOffsetCorrelation(planned.planned.plan, pos);
   }
 
   /** FROM: the source, a CTE, a subquery, or a stream-static join. */

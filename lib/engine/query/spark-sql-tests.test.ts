@@ -83,7 +83,7 @@ const WHY = {
   nestedTimestampText: "this copy's Spark printed a TIMESTAMP inside a struct as java.sql.Timestamp.toString (2016-11-12 20:54:00.0); today's HiveResult.toHiveString prints a nested timestamp as a top-level one (2016-11-12 20:54:00), as Weir prints it",
   groupingNoErrorClass: "this copy's Spark (3.1) printed the exception's message without an error class; Weir refuses the query with Spark 3.4+'s class: _LEGACY_ERROR_TEMP_0051 (Empty set in ROLLUP/CUBE grouping sets is not supported), UNSUPPORTED_GROUPING_EXPRESSION (grouping() or grouping_id() without GROUPING SETS, CUBE or ROLLUP), UNRESOLVED_ROUTINE (CUBE(…) read as a call before GROUPING SETS)",
   oldDecimalPrint: "this copy's Spark (2.x, the only one stored) printed a DECIMAL without its scale's trailing zeros (1 for 1.0); Spark 3.0+ prints every digit of its scale (1.0), as Weir does",
-  offsetCorrelated: "a correlated EXISTS, scalar or LATERAL subquery with an OFFSET in it (`EXISTS (SELECT … WHERE t.k = o.k LIMIT 1 OFFSET 2)`) is refused as a subquery Weir does not run (no error class), or, a scalar or LATERAL one, answered as if Spark decorrelated it; this Spark's CheckAnalysis refuses an outer reference below an Offset (UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.ACCESSING_OUTER_QUERY_COLUMN_IS_NOT_ALLOWED, unless spark.sql.optimizer.decorrelateOffset.enabled)",
+  offsetCorrelated: "a correlated scalar or LATERAL subquery with an OFFSET in it (`(SELECT sum(y2) FROM y WHERE x1 = y1 LIMIT 1 OFFSET 2)`) is answered per outer row, as Spark answers it since SPARK-49166 decorrelated an Offset (its later copies of this file, and this harness's in-limit copy, answer so); this copy's Spark (after SPARK-46446) refuses an outer reference below an Offset, UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.ACCESSING_OUTER_QUERY_COLUMN_IS_NOT_ALLOWED, which Weir gives the EXISTS ones it does not run",
   correlatedInOffset: "a correlated IN subquery with LIMIT … OFFSET: Weir applies both to the rows each outer row pairs with (for t1b = 10 two t2 rows, OFFSET 2 leaves none, so NOT IN is true and the row stays); this Spark's answer is the one the subquery gives without its OFFSET (the first rows per outer value), as its decorrelation of the LIMIT keeps them (spark.sql.optimizer.decorrelateOffset.enabled off)",
   offsetRowOrder: "OFFSET without ORDER BY skips the first rows in the order the table holds them: Weir's table y holds its inserted rows in the order inserted ((1, 1), (1, 2), (2, 4)), so OFFSET 2 keeps y1 = 2; Spark's y is a JSON table read back from its files in another order, whose third row has y1 = 1",
   oldExponentDecimal: "this copy's Spark (2.x) typed 20E2 as DECIMAL(2,-2) and printed 2000; Spark 3.0+ reads an exponent literal as a DOUBLE (spark.sql.legacy.exponentLiteralAsDecimal.enabled false), as Weir does: 2000.0",
@@ -760,21 +760,17 @@ const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> 
   "exists-orderby-limit": {
     "SELECT *\nFROM   emp\nWHERE  EXISTS (SELECT dept.dept_id\n               FROM   dept\n               WHERE  emp.dept_id = dept.dept_id\n               ORDER  BY state\n               LIMIT 1)\nORDER  BY hiredate": WHY.correlatedLimitFirst,
     "SELECT *\nFROM   emp\nWHERE  NOT EXISTS (SELECT dept.dept_id\n                   FROM   dept\n                   WHERE  emp.dept_id = dept.dept_id\n                   ORDER  BY state\n                   LIMIT 1)\nORDER  BY hiredate": WHY.correlatedLimitFirst,
-    "SELECT emp_name\nFROM   emp\nWHERE  NOT EXISTS (SELECT max(dept.dept_id) a\n                   FROM   dept\n                   WHERE  dept.dept_id = emp.dept_id\n                   GROUP  BY state\n                   ORDER  BY state\n                   LIMIT 2\n                   OFFSET 1)": WHY.offsetCorrelated,
     "SELECT *\nFROM   emp\nWHERE  EXISTS (SELECT dept.dept_name\n               FROM   dept\n               WHERE  dept.dept_id > emp.dept_id\n               LIMIT  1)": WHY.correlatedLimitFirst,
     "SELECT *\nFROM   emp\nWHERE  EXISTS (SELECT max(dept.dept_id)\n               FROM   dept\n               WHERE  dept.dept_id <> emp.dept_id\n               GROUP  BY state\n               LIMIT  1)": WHY.nonEqualityUnderAggregate,
-    "SELECT *\nFROM   emp\nWHERE  EXISTS (SELECT dept.dept_name\n               FROM   dept\n               WHERE  dept.dept_id <> emp.dept_id\n               LIMIT  1\n               OFFSET 2)": WHY.offsetCorrelated,
   },
   "exists-within-and-or": {
   },
   "exists-count-bug": {},
   "subquery-in-from": {},
   "subquery-offset": {
-    "select * from x where exists (select * from y where x1 = y1 limit 1 offset 2)": WHY.offsetCorrelated,
     "select * from x join lateral (select * from y where x1 = y1 limit 1 offset 2)": WHY.offsetCorrelated,
     "select * from x where x1 in (select y1 from y limit 1 offset 2)": WHY.offsetRowOrder,
     "select * from x where (select sum(y2) from y where x1 = y1 limit 1 offset 2) > 2": WHY.offsetCorrelated,
-    "SELECT emp_name\nFROM   emp\nWHERE EXISTS (SELECT max(dept.dept_id) a\n                   FROM   dept\n                   WHERE  dept.dept_id = emp.dept_id\n                   GROUP  BY state\n                   ORDER  BY state\n                   LIMIT 2\n                   OFFSET 1)": WHY.offsetCorrelated,
     "SELECT emp_name\nFROM   emp\nJOIN LATERAL (SELECT max(dept.dept_id) a\n                   FROM   dept\n                   WHERE  dept.dept_id = emp.dept_id\n                   GROUP  BY state\n                   ORDER  BY state\n                   LIMIT 2\n                   OFFSET 1)": WHY.offsetCorrelated,
   },
   "subquery-nested-data": {

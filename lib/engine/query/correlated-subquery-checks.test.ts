@@ -1,0 +1,38 @@
+/**
+ * Spark's CheckAnalysis of correlated subqueries (checkCorrelationsInSubquery), at validation:
+ * a query Spark refuses is refused with Spark's error class, whichever way Weir would run (or
+ * refuse) the subquery otherwise.
+ */
+import { describe, expect, it } from 'vitest';
+import { validateJob } from '../spec/validate-job';
+import type { Schema } from '../types';
+
+const EVENTS: Schema = [{ name: 'id', type: 'long' }, { name: 'region', type: 'string' }, { name: 'amount', type: 'long', integral: 32 }];
+const REGIONS: Schema = [{ name: 'region', type: 'string' }, { name: 'weight', type: 'long', integral: 32 }];
+
+/** The classes (or, without one, the messages) of the errors validation gives the query's SQL. */
+const refusal = (sql: string) => validateJob({
+  name: 'x', source: { name: 'events', type: 'memory', options: { stream: 'x' }, schema: EVENTS },
+  staticTables: [{ name: 'regions', path: '/nonexistent.json', format: 'json', schema: REGIONS }],
+  sql, sink: { type: 'memory', options: { table: 'x' } },
+}).errors.filter((e) => e.path === 'sql').map((e) => e.errorClass ?? e.message);
+
+describe('an outer reference below an OFFSET (ACCESSING_OUTER_QUERY_COLUMN_IS_NOT_ALLOWED)', () => {
+  const ACCESSING = 'UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.ACCESSING_OUTER_QUERY_COLUMN_IS_NOT_ALLOWED';
+
+  it('in EXISTS and NOT EXISTS, of any shape below the OFFSET', () => {
+    expect(refusal('SELECT id FROM events e WHERE EXISTS (SELECT * FROM regions r WHERE r.region = e.region LIMIT 1 OFFSET 2)')).toEqual([ACCESSING]);
+    expect(refusal('SELECT id FROM events e WHERE NOT EXISTS (SELECT max(weight) FROM regions WHERE region = e.region GROUP BY weight ORDER BY weight LIMIT 2 OFFSET 1)')).toEqual([ACCESSING]);
+    expect(refusal('SELECT id FROM events e WHERE EXISTS (SELECT region FROM regions WHERE weight <> e.amount OFFSET 2)')).toEqual([ACCESSING]);
+  });
+
+  it('not a scalar or LATERAL subquery, which runs per outer row as Spark decorrelates it since SPARK-49166', () => {
+    expect(refusal('SELECT id FROM events e WHERE (SELECT sum(weight) FROM regions WHERE region = e.region LIMIT 1 OFFSET 2) > 2')).toEqual([]);
+    expect(refusal('SELECT e.id, r.weight FROM events e JOIN LATERAL (SELECT weight FROM regions WHERE region = e.region LIMIT 1 OFFSET 2) r')).toEqual([]);
+  });
+
+  it('not an OFFSET over no outer reference, nor one under the correlation', () => {
+    expect(refusal('SELECT id FROM events e WHERE EXISTS (SELECT region FROM regions WHERE weight > 10 LIMIT 1 OFFSET 2)')).toEqual([]);
+    expect(refusal('SELECT id FROM events e WHERE (SELECT max(weight) FROM (SELECT weight FROM regions ORDER BY weight LIMIT 2 OFFSET 1) r WHERE r.weight > e.amount) > 2')).toEqual([]);
+  });
+});
