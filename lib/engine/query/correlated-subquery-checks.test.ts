@@ -7,7 +7,10 @@ import { describe, expect, it } from 'vitest';
 import { validateJob } from '../spec/validate-job';
 import type { Schema } from '../types';
 
-const EVENTS: Schema = [{ name: 'id', type: 'long' }, { name: 'region', type: 'string' }, { name: 'amount', type: 'long', integral: 32 }];
+const EVENTS: Schema = [
+  { name: 'id', type: 'long' }, { name: 'region', type: 'string' }, { name: 'amount', type: 'long', integral: 32 },
+  { name: 'attrs', type: 'map', keyType: { name: 'key', type: 'long', integral: 32, nullable: false }, valueType: { name: 'value', type: 'long', integral: 32, nullable: true } },
+];
 const REGIONS: Schema = [{ name: 'region', type: 'string' }, { name: 'weight', type: 'long', integral: 32 }];
 
 /** The classes (or, without one, the messages) of the errors validation gives the query's SQL. */
@@ -34,5 +37,22 @@ describe('an outer reference below an OFFSET (ACCESSING_OUTER_QUERY_COLUMN_IS_NO
   it('not an OFFSET over no outer reference, nor one under the correlation', () => {
     expect(refusal('SELECT id FROM events e WHERE EXISTS (SELECT region FROM regions WHERE weight > 10 LIMIT 1 OFFSET 2)')).toEqual([]);
     expect(refusal('SELECT id FROM events e WHERE (SELECT max(weight) FROM (SELECT weight FROM regions ORDER BY weight LIMIT 2 OFFSET 1) r WHERE r.weight > e.amount) > 2')).toEqual([]);
+  });
+});
+
+describe('a map outer reference below an aggregate (UNSUPPORTED_CORRELATED_REFERENCE_DATA_TYPE)', () => {
+  const MAP_TYPE = 'UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.UNSUPPORTED_CORRELATED_REFERENCE_DATA_TYPE';
+
+  it('refused where Spark\'s decorrelation would join on the map (no equality stands for it)', () => {
+    expect(refusal('SELECT id FROM events e WHERE (SELECT sum(weight) FROM regions WHERE e.attrs[weight] = 1) > 2')).toEqual([MAP_TYPE]);
+    expect(refusal('SELECT id, (SELECT count(*) FROM regions WHERE weight + e.attrs[weight] > 2) AS n FROM events e')).toEqual([MAP_TYPE]);
+    expect(refusal('SELECT e.id, r.n FROM events e JOIN LATERAL (SELECT count(*) AS n FROM regions WHERE e.attrs[weight] = 1) r')).toEqual([MAP_TYPE]);
+  });
+
+  it('not a map\'s value by a key of the outer row (Spark pulls it out as an outer column), nor a map with no aggregate over it', () => {
+    expect(refusal('SELECT id FROM events e WHERE (SELECT sum(weight) FROM regions WHERE weight = e.amount) > 2')).toEqual([]);
+    expect(refusal('SELECT id, (SELECT count(*) FROM regions WHERE weight + e.attrs[1] > 2) AS n FROM events e')).toEqual([]);
+    expect(refusal('SELECT e.id, r.n FROM events e JOIN LATERAL (SELECT count(*) AS n FROM regions WHERE e.attrs[e.amount] = weight) r')).toEqual([]);
+    expect(refusal('SELECT e.id, r.weight FROM events e JOIN LATERAL (SELECT weight FROM regions WHERE weight = e.attrs[1]) r')).toEqual([]);
   });
 });

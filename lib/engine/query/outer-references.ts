@@ -8,6 +8,7 @@
  * each plan reads the values of the level right around it only.
  */
 import type { Schema } from '../types';
+import { isOrderable } from './data-types';
 import { exprChildren, exprToString, mapExprChildren, type Expr, type SqlPosition } from './expression';
 import { expressionType } from './expression-compiler';
 import type { ExpressionBuilder } from './expression-builder';
@@ -125,11 +126,62 @@ export function checkOffsetCorrelation(plan: LogicalPlan, pos: SqlPosition | und
 }
 
 /**
+ * Spark's decorrelation (DecorrelateInnerQuery) of an outer reference below an Aggregate that no
+ * equality with an inner column stands for: a domain join, on `inner <=> outer` for each such
+ * outer column, which a type without an order cannot have (a map; SPARK-40615):
+ * UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.UNSUPPORTED_CORRELATED_REFERENCE_DATA_TYPE. A map is
+ * never equal to a column (maps are not compared), so a map outer reference below an aggregate is
+ * always such a one. Checked after the analyzer's checks, as the optimizer runs after them.
+ */
+export function checkCorrelatedReferenceTypes(plan: LogicalPlan, pos: SqlPosition | undefined, rowsOfLateral = false): void {
+  // A LATERAL subquery's rows are collected per outer row by an aggregate of Weir's
+  // (parser/lateral-subquery.ts), no aggregate of the subquery's: only what is below it counts.
+  if (rowsOfLateral) {
+    const below = plan.kind === 'Project' ? plan.child : plan;
+    checkCorrelatedReferenceTypes(below.kind === 'Aggregate' ? below.child : below, pos);
+    return;
+  }
+  if (plan.kind === 'Aggregate') {
+    const unordered = ownOuterReferences(plan.child, true).find((r) => !isOrderable(r.type));
+    if (unordered) {
+      throw new SqlValidationError(
+        `[UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.UNSUPPORTED_CORRELATED_REFERENCE_DATA_TYPE] Unsupported subquery expression: Correlated column reference 'outer(${unordered.name})' cannot be ${unordered.type.type} type. ` +
+          `Read a value of it that has an order (${unordered.name}[key], map_keys(…)) in the outer query, and correlate by that`,
+        pos, 'subquery', 'UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.UNSUPPORTED_CORRELATED_REFERENCE_DATA_TYPE');
+    }
+  }
+  children(plan).forEach((c) => checkCorrelatedReferenceTypes(c, pos));
+  if (plan.kind === 'StaticRelation' && plan.view) checkCorrelatedReferenceTypes(plan.view.plan, pos);
+}
+
+/**
+ * The outer references of its own subquery that the plan reads (as readsOwnOuterReference finds
+ * them). `pulledOut`: leaving out a map's value read by a key of the outer row alone
+ * (`outer.m[1]`), which Spark's PullOutNestedDataOuterRefExpressions makes an outer column of
+ * its own, of the value's type.
+ */
+function ownOuterReferences(plan: LogicalPlan, pulledOut = false): Extract<Expr, { kind: 'outerReference' }>[] {
+  const out: Extract<Expr, { kind: 'outerReference' }>[] = [];
+  const outerOnly = (e: Expr): boolean => e.kind !== 'column' && (e.kind !== 'scalarSubquery' || (e.outer ?? []).every(outerOnly)) && exprChildren(e).every(outerOnly);
+  const visit = (e: Expr): void => {
+    if (e.kind === 'outerReference') out.push(e);
+    if (pulledOut && e.kind === 'call' && e.name === 'get' && e.args[0]?.kind === 'outerReference' && e.args.slice(1).every(outerOnly)) return;
+    exprChildren(e).forEach(visit);
+  };
+  const walk = (p: LogicalPlan): void => {
+    nodeExpressions(p).forEach(visit);
+    children(p).forEach(walk);
+    if (p.kind === 'StaticRelation' && p.view) walk(p.view.plan);
+  };
+  walk(plan);
+  return out;
+}
+
+/**
  * Whether the plan reads an outer reference of its own subquery: a nested subquery's plan is not
  * read, as the values it takes from this one's rows, and the outer values it passes on, are its
  * expression's children (exprChildren), as Spark's hasOuterReferences reads a plan's expressions.
  */
 function readsOwnOuterReference(plan: LogicalPlan): boolean {
-  const reads = (e: Expr): boolean => e.kind === 'outerReference' || exprChildren(e).some(reads);
-  return nodeExpressions(plan).some(reads) || children(plan).some(readsOwnOuterReference) || (plan.kind === 'StaticRelation' && plan.view !== undefined && readsOwnOuterReference(plan.view.plan));
+  return ownOuterReferences(plan).length > 0;
 }

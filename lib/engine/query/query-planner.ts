@@ -20,7 +20,7 @@ import { duplicateColumn, writtenColumnName } from './column-names';
 import { ExpressionBuilder, lineColumn, type Scope } from './expression-builder';
 import { generatorOutput, GENERATORS, TABLE_FUNCTIONS } from './generators';
 import { children, firstStreamingRelation, isDeterministicPlan, relationOutput, type LogicalPlan, type NamedExpr, type ScalarSubquery, type StreamingRelation } from './logical-plan';
-import { checkCorrelatedReferences, checkOffsetCorrelation, OuterReferences, readsOuterReference } from './outer-references';
+import { checkCorrelatedReferences, checkCorrelatedReferenceTypes, checkOffsetCorrelation, OuterReferences, readsOuterReference } from './outer-references';
 import { lateralColumnClash } from './parser/lateral-subquery';
 import { inSubqueriesInJoinConditions, inSubqueryOverRows, outerReferenceInSetOperation } from './in-subquery-rows';
 import { isOrderable, sameType, typeOfField, typeText, type TypeInfo } from './data-types';
@@ -978,6 +978,7 @@ class QueryPlanner {
     const subquery: ScalarSubquery = { id: this.subqueryIds++, plan, type: typeOfField(output[0]) };
     if (values.length === 0) return { kind: 'scalarSubquery', subquery, pos };
     checkCorrelatedReferences(plan, pos);
+    checkCorrelatedReferenceTypes(plan, pos, isLateralRows(u));
     return { kind: 'scalarSubquery', subquery: { ...subquery, correlated: true }, outer: values, pos };
   }
 
@@ -1000,6 +1001,7 @@ class QueryPlanner {
     if (planned.outer.length === 0) return;
     checkCorrelatedReferences(planned.planned.plan, pos);
     checkOffsetCorrelation(planned.planned.plan, pos);
+    checkCorrelatedReferenceTypes(planned.planned.plan, pos);
   }
 
   /** FROM: the source, a CTE, a subquery, or a stream-static join. */
@@ -2104,6 +2106,19 @@ interface PrunedStruct {
 }
 
 /** A star's column as the expression that reads it: a pruned struct is rebuilt of its kept fields. */
+/**
+ * Whether a scalar subquery is the one a LATERAL subquery is written as (parser/lateral-subquery.ts):
+ * `SELECT collect_list(struct(s.*)) FROM (…) s [WHERE <ON>]`, its rows collected per outer row.
+ */
+function isLateralRows(u: UnresolvedPlan): boolean {
+  if (u.kind !== 'Project' || u.projectList.length !== 1) return false;
+  const item = u.projectList[0];
+  const arg = item.kind === 'UnresolvedFunction' && item.nameParts.join('.') === 'collect_list' ? item.arguments[0] : undefined;
+  const star = arg?.kind === 'UnresolvedFunction' && arg.nameParts.join('.') === 'struct' ? arg.arguments[0] : undefined;
+  const scan = u.child.kind === 'Filter' ? u.child.child : u.child;
+  return star?.kind === 'UnresolvedStar' && scan.kind === 'SubqueryAlias' && star.target?.length === 1 && star.target[0] === scan.alias;
+}
+
 function starColumnExpr(c: StarColumn): Expr {
   const column: Expr = { kind: 'column', name: c.column };
   const read = c.path.reduce((arg: Expr, field): Expr => ({ kind: 'field', arg, field }), column);

@@ -103,7 +103,6 @@ const WHY = {
   correlatedExistsHaving: "a correlated EXISTS subquery with GROUP BY … HAVING (HAVING Count(*) > 1, or HAVING EXISTS (…), over the rows its WHERE pairs with the outer row) is refused as not supported: Weir joins a correlated EXISTS's SELECT … FROM … WHERE (a GROUP BY without HAVING read as its rows), and a HAVING needs the aggregation per outer row; Spark's decorrelation groups by the correlated columns too",
   correlatedLimitFirst: "EXISTS of a correlated subquery with LIMIT n > 0 is its query's existence in Weir (a LIMIT keeps a row wherever its query has one, as a later Spark's decorrelation answers: subquery-nested-data's exists (… limit 1)); this copy's Spark applied the LIMIT to the subquery's table before its correlated condition (ORDER BY state LIMIT 1 kept dept 10's row alone, dept_id > emp.dept_id LIMIT 1 kept no row)",
   nonEqualityUnderAggregate: "Weir answers: EXISTS of a GROUP BY without HAVING reads the rows under it, so the correlated condition other than an equality (dept.dept_id <> emp.dept_id) is the semi join's; Spark refuses such a condition beneath an aggregate (UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.CORRELATED_COLUMN_IS_NOT_ALLOWED_IN_PREDICATE)",
-  correlatedMapReferenceClass: "refused as a correlated scalar subquery Weir does not run (correlated by xm[y2] = ym[1], an outer map read by an inner column): Spark refuses it for the map-typed outer reference, UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.UNSUPPORTED_CORRELATED_REFERENCE_DATA_TYPE",
   tieOrder: "rows that tie on the ORDER BY keys come in another order: Spark's order among them is that of its hash aggregate's output, which neither Spark nor Weir defines",
   correlatedScalarClass: "both refuse the correlated scalar subquery: Weir as a shape it does not rewrite (without an error class); Spark with UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY (its outer column in the subquery's ORDER BY, CORRELATED_REFERENCE; or in a Sort's subquery, UNSUPPORTED_CORRELATED_SCALAR_SUBQUERY)",
   variantType: "VARIANT, Spark 4's semi-structured type, is not one of Weir's: CAST(… AS VARIANT) is refused with UNSUPPORTED_DATATYPE (a query without FROM, whose ORDER BY the harness writes before its FROM src, with PARSE_SYNTAX_ERROR); Spark refuses ordering by a VARIANT (DATATYPE_MISMATCH.INVALID_ORDERING_TYPE)",
@@ -774,7 +773,6 @@ const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> 
     "SELECT emp_name\nFROM   emp\nJOIN LATERAL (SELECT max(dept.dept_id) a\n                   FROM   dept\n                   WHERE  dept.dept_id = emp.dept_id\n                   GROUP  BY state\n                   ORDER  BY state\n                   LIMIT 2\n                   OFFSET 1)": WHY.offsetCorrelated,
   },
   "subquery-nested-data": {
-    "select * from x where (select sum(y2) from y where xm[y2] = ym[1]) > 2": WHY.correlatedMapReferenceClass,
   },
   "in-basic": {},
   "in-multiple-columns": {
