@@ -56,3 +56,14 @@ describe('a map outer reference below an aggregate (UNSUPPORTED_CORRELATED_REFER
     expect(refusal('SELECT e.id, r.weight FROM events e JOIN LATERAL (SELECT weight FROM regions WHERE weight = e.attrs[1]) r')).toEqual([]);
   });
 });
+
+describe('a correlated scalar subquery in ORDER BY (UNSUPPORTED_CORRELATED_SCALAR_SUBQUERY)', () => {
+  it('refused as the Sort\'s own expression; selected and sorted on by name, it runs', () => {
+    const sorted = (order: string) => refusal(`SELECT e.id, q.region FROM events e CROSS JOIN (SELECT region${order}) q`);
+    expect(sorted(' FROM regions r ORDER BY (SELECT max(weight) FROM regions x WHERE x.region = r.region)'))
+      .toEqual(['UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.UNSUPPORTED_CORRELATED_SCALAR_SUBQUERY']);
+    expect(sorted(', (SELECT max(weight) FROM regions x WHERE x.region = r.region) AS top FROM regions r ORDER BY top')).toEqual([]);
+    // Uncorrelated, it is a value the sort reads once.
+    expect(sorted(' FROM regions r ORDER BY weight * (SELECT max(weight) FROM regions)')).toEqual([]);
+  });
+});

@@ -14,12 +14,13 @@
  */
 import { unsupportedOperation } from '../errors';
 import type { Expr, SqlPosition } from './expression';
-import { exprToString } from './expression';
+import { exprChildren, exprToString } from './expression';
 import { compileExpression, typeOfCompiled, unresolvedColumn, widenSetOperationColumn, widerTypeWithoutStringPromotion } from './expression-compiler';
 import { duplicateColumn, writtenColumnName } from './column-names';
 import { ExpressionBuilder, lineColumn, type Scope } from './expression-builder';
 import { generatorOutput, GENERATORS, TABLE_FUNCTIONS } from './generators';
 import { children, firstStreamingRelation, isDeterministicPlan, relationOutput, type LogicalPlan, type NamedExpr, type ScalarSubquery, type StreamingRelation } from './logical-plan';
+import { isCorrelatedSubquery } from './correlated-scalar-subquery';
 import { checkCorrelatedReferences, checkCorrelatedReferenceTypes, checkOffsetCorrelation, OuterReferences, readsOuterReference } from './outer-references';
 import { lateralColumnClash } from './parser/lateral-subquery';
 import { inSubqueriesInJoinConditions, inSubqueryOverRows, outerReferenceInSetOperation } from './in-subquery-rows';
@@ -1965,7 +1966,7 @@ class QueryPlanner {
       list.push({ expr, name });
       if (alias) builder.addLateralAlias(alias[0], expr);
     }
-    const missing = sort && missingSortReferences(sort, list, inputSchema, (e) => builder.build(e));
+    const missing = sort && missingSortReferences(sort, list, inputSchema, (e) => sortedOnCorrelatedSubquery(builder.build(e), sort.pos));
     builder.endSelectList();
     this.markRepeats(list);
     return missing ? sortOverMissingReferences(list, missing, generate ?? child) : { kind: 'Project', list, child: generate ?? child };
@@ -2117,6 +2118,22 @@ function isLateralRows(u: UnresolvedPlan): boolean {
   const star = arg?.kind === 'UnresolvedFunction' && arg.nameParts.join('.') === 'struct' ? arg.arguments[0] : undefined;
   const scan = u.child.kind === 'Filter' ? u.child.child : u.child;
   return star?.kind === 'UnresolvedStar' && scan.kind === 'SubqueryAlias' && star.target?.length === 1 && star.target[0] === scan.alias;
+}
+
+/**
+ * An ORDER BY key that is no select item: the Sort's own expression in Spark's plan, where a
+ * correlated scalar subquery may not be (Spark's checkSubqueryExpression allows one in a Filter,
+ * an Aggregate or a Project only): UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.UNSUPPORTED_CORRELATED_SCALAR_SUBQUERY.
+ */
+function sortedOnCorrelatedSubquery(key: Expr, pos: Position): Expr {
+  const correlated = (e: Expr): boolean => isCorrelatedSubquery(e) || exprChildren(e).some(correlated);
+  if (correlated(key)) {
+    throw new SqlValidationError(
+      '[UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.UNSUPPORTED_CORRELATED_SCALAR_SUBQUERY] Unsupported subquery expression: Correlated scalar subqueries can only be used in filters, aggregations, projections, and UPDATE/MERGE/DELETE commands: ' +
+        `ORDER BY ${exprToString(key)}. Select it (SELECT …, (subquery) AS k … ORDER BY k)`,
+      lineColumn(pos), 'ORDER BY', 'UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.UNSUPPORTED_CORRELATED_SCALAR_SUBQUERY');
+  }
+  return key;
 }
 
 function starColumnExpr(c: StarColumn): Expr {

@@ -104,7 +104,7 @@ const WHY = {
   correlatedLimitFirst: "EXISTS of a correlated subquery with LIMIT n > 0 is its query's existence in Weir (a LIMIT keeps a row wherever its query has one, as a later Spark's decorrelation answers: subquery-nested-data's exists (… limit 1)); this copy's Spark applied the LIMIT to the subquery's table before its correlated condition (ORDER BY state LIMIT 1 kept dept 10's row alone, dept_id > emp.dept_id LIMIT 1 kept no row)",
   nonEqualityUnderAggregate: "Weir answers: EXISTS of a GROUP BY without HAVING reads the rows under it, so the correlated condition other than an equality (dept.dept_id <> emp.dept_id) is the semi join's; Spark refuses such a condition beneath an aggregate (UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.CORRELATED_COLUMN_IS_NOT_ALLOWED_IN_PREDICATE)",
   tieOrder: "rows that tie on the ORDER BY keys come in another order: Spark's order among them is that of its hash aggregate's output, which neither Spark nor Weir defines",
-  correlatedScalarClass: "both refuse the correlated scalar subquery: Weir as a shape it does not rewrite (without an error class); Spark with UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY (its outer column in the subquery's ORDER BY, CORRELATED_REFERENCE; or in a Sort's subquery, UNSUPPORTED_CORRELATED_SCALAR_SUBQUERY)",
+  correlatedScalarClass: "both refuse `(SELECT b FROM testData GROUP BY b HAVING b > 1 ORDER BY a)`: Weir reads a in the subquery's ORDER BY as its own table's column, neither grouped nor aggregated; Spark reads it as the outer query's a, an outer reference in the subquery's Sort: UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.CORRELATED_REFERENCE",
   variantType: "VARIANT, Spark 4's semi-structured type, is not one of Weir's: CAST(… AS VARIANT) is refused with UNSUPPORTED_DATATYPE (a query without FROM, whose ORDER BY the harness writes before its FROM src, with PARSE_SYNTAX_ERROR); Spark refuses ordering by a VARIANT (DATATYPE_MISMATCH.INVALID_ORDERING_TYPE)",
   literalInSubquery: "an IN subquery whose left side is literals ((12, 13) IN (SELECT …)) is refused as a subquery in an expression: Weir runs [NOT] IN (subquery) as a LEFT SEMI (or anti) join on the left side's columns",
   unpivotAliasGrammar: "this copy's Spark (of 3.4's development) did not parse an alias of a single unpivot column (`2012` AS `twenty-twelve`); Spark 3.4.0's grammar takes it (unpivotColumnAndAlias), as Weir does, naming the rows by the alias",
@@ -588,7 +588,6 @@ const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> 
     "SELECT a FROM testData ORDER BY CAST(ARRAY('a') AS VARIANT)": WHY.variantType,
     "SELECT a FROM testData ORDER BY CAST(ARRAY(CAST(true AS VARIANT)) AS VARIANT)": WHY.variantType,
     "SELECT a, (SELECT b FROM testData GROUP BY b HAVING b > 1 ORDER BY a) FROM testData": WHY.correlatedScalarClass,
-    "SELECT * FROM testData ORDER BY (SELECT a FROM VALUES (1))": WHY.correlatedScalarClass,
     "SELECT b FROM testData GROUP BY a, b ORDER BY a": WHY.tieOrder,
   },
   "order-by-all": {
