@@ -17,3 +17,13 @@ export function writtenColumnName(column: string): string {
   const i = column.indexOf(DUPLICATE_COLUMN_MARK);
   return i > 0 ? column.slice(0, i) : column;
 }
+
+/**
+ * The name a side's column (Scope.sides: `name` lower-cased → the row's `column`) is written as:
+ * a repeated name's, a disambiguated join column's (`a.Value` for `value`) its last part, any
+ * other the column itself.
+ */
+export function writtenName(name: string, column: string): string {
+  if (writtenColumnName(column) !== column) return writtenColumnName(column);
+  return column.toLowerCase() === name ? column : column.slice(column.length - name.length);
+}

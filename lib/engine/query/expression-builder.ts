@@ -19,7 +19,8 @@ import { unsupportedSyntax, WITHIN_GROUP_NAMES } from './within-group';
 import { fieldOfDataType } from './data-types';
 import { someExpression } from './parser/expression-tree';
 import { positionalArguments } from './named-arguments';
-import { writtenColumnName } from './column-names';
+import { DUPLICATE_COLUMN_MARK, writtenColumnName, writtenName } from './column-names';
+import type { Schema } from '../types';
 
 /** 1-based line and column of a front-end position (what errors and `explain` carry). */
 export function lineColumn(pos: Position | undefined): SqlPosition | undefined {
@@ -190,7 +191,11 @@ export class ExpressionBuilder {
       for (const [name, column] of columns) {
         if (!this.unqualified.has(name)) this.unqualified.set(name, new Set());
         this.unqualified.get(name)!.add(column);
-        if (column.toLowerCase() !== name) this.written.set(column, column.slice(column.length - name.length));
+        if (column.toLowerCase() !== name) {
+          this.written.set(column, writtenName(name, column));
+          // A generator's repeat of a name (a LATERAL VIEW's `t.id` beside `src.id`) by its side too.
+          if (writtenColumnName(column) !== column && !qualifier.includes(DUPLICATE_COLUMN_MARK)) this.qualified.set(column, `${qualifier}.${writtenColumnName(column)}`);
+        }
         // A side's column that kept its plain name is named by the side in a message, as Spark's
         // AMBIGUOUS_REFERENCE names each attribute (`e`.`region`, `b`.`region`): the last of its
         // side's names, its alias.
@@ -198,10 +203,11 @@ export class ExpressionBuilder {
       }
     }
     for (const [name, column] of scope.merged ?? []) this.unqualified.set(name, new Set([column]));
-    // A repeated output name of a subquery reads as neither of its columns.
+    // A repeated output name of a subquery reads as neither of its columns (a side's repeat is read above).
+    const ofSides = new Set([...scope.sides?.values() ?? []].flatMap((m) => [...m.values()].map((c) => c.toLowerCase())));
     for (const column of scope.columns ?? []) {
       const name = writtenColumnName(column);
-      if (name !== column) this.unqualified.set(name, new Set([...this.unqualified.get(name) ?? [name], column]));
+      if (name !== column && !ofSides.has(column)) this.unqualified.set(name, new Set([...this.unqualified.get(name) ?? [name], column]));
     }
   }
 
@@ -391,6 +397,21 @@ export class ExpressionBuilder {
     return this.scope.columns.has(first) || this.unqualified.has(first) || this.scope.merged?.has(first) === true || this.lateralAlias(parts) !== undefined;
   }
 
+  /**
+   * The columns a star `q.*` of this scope stands for, as written (a join side's shared column by
+   * its own name), in the order of `schema` (this scope's input); undefined where no table, alias
+   * or join side is named `q`.
+   */
+  qualifiedColumns(q: string, schema: Schema): string[] | undefined {
+    const lower = q.toLowerCase();
+    const side = this.scope.sides?.get(lower);
+    if (side) {
+      const columns = new Set(side.values());
+      return schema.filter((f) => columns.has(f.name)).map((f) => this.written.get(f.name) ?? writtenColumnName(f.name));
+    }
+    return this.scope.qualifiers.has(lower) ? schema.map((f) => writtenColumnName(f.name)) : undefined;
+  }
+
   /** A name as this scope reads it: its column (or a field of it), or an outer reference where the scope has no such name. */
   attribute(parts: readonly string[], pos: SqlPosition | undefined): Expr {
     const outer = this.outer && !this.ownsName(parts) ? this.outer(parts, pos) : undefined;
@@ -407,9 +428,10 @@ export class ExpressionBuilder {
     let rest = parts;
     const side = parts.length > 1 ? this.scope.sides?.get(parts[0].toLowerCase()) : undefined;
     if (side) {
-      const repeats = [...side.values()].filter((c) => c !== writtenColumnName(c) && writtenColumnName(c).toLowerCase() === parts[1].toLowerCase());
-      if (repeats.length) throw ambiguousReference(parts[1], [side.get(parts[1].toLowerCase()) ?? parts[1], ...repeats].map(writtenColumnName), pos);
-      rest = [side.get(parts[1].toLowerCase()) ?? parts[1], ...parts.slice(2)];
+      const own = side.get(parts[1].toLowerCase());
+      const repeats = [...side.values()].filter((c) => c !== own && c !== writtenColumnName(c) && writtenColumnName(c).toLowerCase() === parts[1].toLowerCase());
+      if (repeats.length) throw ambiguousReference(parts[1], [own ?? parts[1], ...repeats].map(writtenColumnName), pos);
+      rest = [own ?? parts[1], ...parts.slice(2)];
     } else {
       if (parts.length > 1 && this.scope.qualifiers.has(parts[0].toLowerCase())) rest = parts.slice(1);
       const columns = this.unqualified.get(rest[0].toLowerCase());

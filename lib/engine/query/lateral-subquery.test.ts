@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { StaticTableSpec } from '../operators/stream-static-join';
 import type { Row } from '../types';
+import { writtenColumnName } from './column-names';
 import { compileStreamingQuery } from './streaming-query';
 import { eventsQuery } from './testing/events-query';
 
@@ -23,6 +24,15 @@ describe('LATERAL subqueries over a stream', () => {
       .toEqual([{ id: 1, w: 12 }, { id: 1, w: 22 }, { id: 2, w: 10 }, { id: 2, w: 20 }, { id: 3, w: null }, { id: 3, w: null }]);
     // Without FROM: one row of the outer row's values.
     expect(await run('SELECT e.id, t.n FROM events e, LATERAL (SELECT e.k + 1 AS n) t', ROWS)).toEqual([{ id: 1, n: 3 }, { id: 2, n: 1 }, { id: 3, n: null }]);
+  });
+
+  it('a star of the relation before it expands into outer references (LATERAL (SELECT e.*), greatest(e.*))', async () => {
+    expect(await run('SELECT t.* FROM events e, LATERAL (SELECT e.*) AS t(a, b)', ROWS)).toEqual([{ a: 1, b: 2 }, { a: 2, b: 0 }, { a: 3, b: null }]);
+    expect(await run('SELECT e.id, t.m FROM events e, LATERAL (SELECT greatest(e.*) AS m) t', ROWS)).toEqual([{ id: 1, m: 2 }, { id: 2, m: 2 }, { id: 3, m: 3 }]);
+    // Unaliased, its columns repeat the outer row's names, as Spark's output does.
+    const q = compileStreamingQuery('SELECT * FROM events e, LATERAL (SELECT e.*)', { kind: 'StreamingRelation', sourceName: 'events', schema: SCHEMA });
+    expect(q.outputSchema.map((f) => writtenColumnName(f.name))).toEqual(['id', 'k', 'id', 'k']);
+    expect((await run('SELECT * FROM events e, LATERAL (SELECT e.*)', ROWS)).map((r) => Object.values(r))).toEqual([[1, 2, 1, 2], [2, 0, 2, 0], [3, null, 3, null]]);
   });
 
   it('JOIN LATERAL … ON keeps the pairs ON holds for; LEFT JOIN LATERAL pads the rows left with none', async () => {

@@ -16,12 +16,11 @@ import { unsupportedOperation } from '../errors';
 import type { Expr, SqlPosition } from './expression';
 import { exprToString } from './expression';
 import { compileExpression, typeOfCompiled, unresolvedColumn, widenSetOperationColumn, widerTypeWithoutStringPromotion } from './expression-compiler';
-import { duplicateColumn, writtenColumnName } from './column-names';
+import { DUPLICATE_COLUMN_MARK, duplicateColumn, writtenColumnName, writtenName } from './column-names';
 import { ExpressionBuilder, lineColumn, type Scope } from './expression-builder';
 import { generatorOutput, GENERATORS, TABLE_FUNCTIONS } from './generators';
 import { children, firstStreamingRelation, isDeterministicPlan, relationOutput, type LogicalPlan, type NamedExpr, type ScalarSubquery, type StreamingRelation } from './logical-plan';
 import { checkCorrelatedReferences, OuterReferences, readsOuterReference } from './outer-references';
-import { lateralColumnClash } from './parser/lateral-subquery';
 import { inSubqueriesInJoinConditions, inSubqueryOverRows, outerReferenceInSetOperation } from './in-subquery-rows';
 import { isOrderable, sameType, typeOfField, typeText, type TypeInfo } from './data-types';
 import { parsePlan } from './parser/ast-builder';
@@ -745,13 +744,18 @@ class QueryPlanner {
 
     const tableFunction = lateralViews.find((lv) => lv.tableFunction);
     if (tableFunction && !this.staticLeaves) throw this.tableFunctionOverStream(tableFunction);
-    const from = this.from(child, ctes);
+    let from = this.from(child, ctes);
     this.batchSelect = this.staticLeaves && !firstStreamingRelation(from.plan);
     let plan = from.plan;
     let schema = from.schema;
     const qualifiers = [...from.qualifiers];
+    // A generator's columns, once one is named by an alias or repeats a name, are a side of their
+    // own (`t.*` is the generator's columns only, a repeated name read unqualified is ambiguous),
+    // as Spark's Generate's output attributes are.
+    let sides = from.scope?.sides ? new Map(from.scope.sides) : undefined;
     for (const lv of lateralViews) {
       const builder = this.builder(qualifiers, schema, from.scope);
+      const before = schema;
       const name = lv.generator.nameParts.join('.').toLowerCase() + (lv.outer ? '_outer' : '');
       if (lv.tableFunction && !TABLE_FUNCTIONS.has(name)) throw unresolvableTableFunction(lv.generator);
       if (name === 'json_tuple' || name === 'json_tuple_outer') {
@@ -769,6 +773,17 @@ class QueryPlanner {
       const call: Expr = { kind: 'call', name, args: args.map((a) => builder.build(a)), pos: lineColumn(lv.generator.pos) };
       ({ plan, output: schema } = this.resolved(this.generate(call as Extract<Expr, { kind: 'call' }>, lv.generatorOutput.length ? lv.generatorOutput : undefined, schema, plan, false, lv.tableFunction).plan));
       if (lv.qualifier) qualifiers.push(lv.qualifier);
+      const generated = schema.slice(before.length);
+      if (lv.qualifier || generated.some((f) => writtenColumnName(f.name) !== f.name)) {
+        if (!sides) {
+          const own = new Map<string, string>();
+          for (const f of before) if (!own.has(writtenColumnName(f.name).toLowerCase())) own.set(writtenColumnName(f.name).toLowerCase(), f.name);
+          sides = new Map(from.qualifiers.map((q) => [q.toLowerCase(), own]));
+        }
+        // Unaliased, the side has a name no SQL text writes: its columns are read unqualified.
+        sides.set(lv.qualifier?.toLowerCase() ?? `${DUPLICATE_COLUMN_MARK}generate${sides.size}`, new Map(generated.map((f) => [writtenColumnName(f.name).toLowerCase(), f.name])));
+        from = { ...from, scope: { ...from.scope, sides } };
+      }
     }
     const builder = this.builder(qualifiers, schema, from.scope);
     const windowIn = where && this.batchSelect ? someExpression(where, (x) => x.kind === 'UnresolvedWindowExpression') : false;
@@ -813,7 +828,8 @@ class QueryPlanner {
       // `SELECT DISTINCT *` (or `*` with a GROUP BY of every column): the star's columns, each
       // then a grouping key like any column written out.
       const expanded = items.flatMap((i): Expression[] => (i.kind !== 'UnresolvedStar' ? [i]
-        : this.starColumns(i, qualifiers, schema, from.scope).map(({ column, path, pruned }): Expression => {
+        : this.starColumns(i, qualifiers, schema, from.scope).map(({ column, path, pruned, outer }): Expression => {
+          if (outer) return { kind: 'UnresolvedAttribute', nameParts: [...i.target!, column], pos: i.pos };
           if (pruned) throw notSupportedYet('EXCEPT of a struct\'s field in a star that is grouped by (DISTINCT *, GROUP BY ALL)', lineColumn(i.pos), 'leave out the whole column, or build the struct in a subquery');
           return path.length === 0
             // The row's column itself: a repeated name's copies are each their own key.
@@ -1859,6 +1875,11 @@ class QueryPlanner {
         if (struct) fieldPath.push(struct.name);
       }
       const fields = struct?.type === 'window' ? [{ name: 'start' }, { name: 'end' }] : struct?.type === 'struct' ? (struct.fields ?? []) : undefined;
+      // `v1.*` in a subquery, v1 a relation of the query around it (`LATERAL (SELECT v1.*)`):
+      // its columns as outer references.
+      const visible = (name: string) => !name.startsWith(HIDDEN_SCALAR_SUBQUERY) && !name.startsWith(WINDOW_COLUMN_PREFIX);
+      const outer = !struct && !e.except && e.target.length === 1 ? this.outerReferences.star(e.target[0], visible, pos) : undefined;
+      if (outer) return outer.map(({ name, expr }): StarColumn => ({ column: name, path: [], name, outer: expr }));
       if (!struct) {
         throw new SqlValidationError(
           `Cannot resolve \`${t}\`.* given input columns ${inputSchema.map((f) => `\`${f.name}\``).join(', ')}: no table, alias or struct column is named ${t}`,
@@ -1872,7 +1893,7 @@ class QueryPlanner {
     const side = e.target && scope?.sides?.get(e.target[0].toLowerCase());
     // A join's row names a column two sides share by its side (`a.value`): its written name is the side's.
     const written = new Map<string, string>();
-    for (const columns of scope?.sides?.values() ?? []) for (const [name, column] of columns) if (!written.has(column)) written.set(column, name);
+    for (const columns of scope?.sides?.values() ?? []) for (const [name, column] of columns) if (!written.has(column)) written.set(column, writtenName(name, column));
     const columns = (side ? [...side.values()] : inputSchema.map((f) => f.name)).filter((c) => !c.startsWith(HIDDEN_SCALAR_SUBQUERY) && !c.startsWith(WINDOW_COLUMN_PREFIX))
       .map((column): StarColumn => ({ column, path: [], name: written.get(column) ?? column, type: inputSchema.find((f) => f.name === column) }));
     if (!e.except) return columns;
@@ -1903,7 +1924,7 @@ class QueryPlanner {
     const list: NamedExpr[] = [];
     let generate: Extract<LogicalPlan, { kind: 'Generate' }> | undefined;
     const starColumns = (e: Extract<Expression, { kind: 'UnresolvedStar' }>): NamedExpr[] =>
-      this.starColumns(e, qualifiers, inputSchema, scope).map((c) => ({ expr: starColumnExpr(c), name: c.path.length > 0 ? c.name : builder.outputName(c.column) }));
+      this.starColumns(e, qualifiers, inputSchema, scope).map((c) => ({ expr: starColumnExpr(c), name: c.path.length > 0 || c.outer ? c.name : builder.outputName(c.column) }));
     builder.expandStar = (star) => this.starExprs(star, qualifiers, inputSchema, scope);
     for (const item of items) {
       const alias = item.kind === 'Alias' ? [item.name] : item.kind === 'MultiAlias' ? item.names : undefined;
@@ -2038,8 +2059,8 @@ class QueryPlanner {
    * A generator (a select item or a LATERAL VIEW) as a Generate over `child`: its output columns
    * are Spark's (or the aliases). Rows hold columns by name, so an output named like a column of
    * its input, which the other items may read, would hide it. A LATERAL VIEW's output is visible
-   * beside the input's columns, so there the name is refused (Spark: an ambiguous reference); a
-   * select item's is only the select item's (`SELECT explode(split(word, ' ')) AS word`, Spark's
+   * beside the input's columns, so there the name is repeated (column-names.ts: Spark's output
+   * shows both, a name that reads them unqualified is ambiguous); a select item's is only the select item's (`SELECT explode(split(word, ' ')) AS word`, Spark's
    * word count), so with `renameCollisions` it is generated under an unused name that the
    * Project above names back.
    */
@@ -2050,10 +2071,13 @@ class QueryPlanner {
     const taken = new Set(inputSchema.map((c) => c.name.toLowerCase()));
     const names = aliases ? [...aliases] : fields.map((f) => f.name);
     const output = names.map((name) => {
-      if (!taken.has(name.toLowerCase())) return name;
-      if (!renameCollisions) {
-        throw lateralColumnClash(call, name) ?? outputClash(exprToString(call), name, call.pos, call.name);
+      if (!taken.has(name.toLowerCase())) {
+        taken.add(name.toLowerCase());
+        return name;
       }
+      // A LATERAL VIEW's (or a LATERAL subquery's) column of a taken name repeats it, as Spark's
+      // output does: a column of its own, written as the name, ambiguous where it is read unqualified.
+      if (!renameCollisions) return duplicateColumn(name, ++this.repeats);
       let unused = `__generated_${name}`;
       for (let i = 1; taken.has(unused.toLowerCase()); i++) unused = `__generated_${name}_${i}`;
       taken.add(unused.toLowerCase());
@@ -2074,6 +2098,8 @@ interface StarColumn {
   readonly name: string;
   readonly type?: Field;
   readonly pruned?: PrunedStruct;
+  /** A column of a query around a subquery (`v1.*` there): the outer reference that reads it. */
+  readonly outer?: Expr;
 }
 
 /** A struct less some of its fields, each kept field whole or itself pruned. */
@@ -2083,6 +2109,7 @@ interface PrunedStruct {
 
 /** A star's column as the expression that reads it: a pruned struct is rebuilt of its kept fields. */
 function starColumnExpr(c: StarColumn): Expr {
+  if (c.outer) return c.outer;
   const column: Expr = { kind: 'column', name: c.column };
   const read = c.path.reduce((arg: Expr, field): Expr => ({ kind: 'field', arg, field }), column);
   const rebuild = (value: Expr, pruned: PrunedStruct): Expr => ({

@@ -14,7 +14,6 @@
  * static data only, as a correlated scalar subquery does: a LATERAL subquery over a stream is
  * refused, as a scalar subquery over a stream is.
  */
-import type { Expr } from '../expression';
 import { isNondeterministicFunction } from '../random-functions';
 import { SqlValidationError } from '../sql-error';
 import { mapPlanExpressions } from './expression-tree';
@@ -38,17 +37,6 @@ export function lateralSubqueryJoin(left: LogicalPlan, right: LogicalPlan, outer
     kind: 'Generate', generator: { kind: 'UnresolvedFunction', nameParts: [outer ? 'inline_outer' : 'inline'], arguments: [subquery], isDistinct: false, pos },
     outer: false, qualifier: alias, generatorOutput: [], child: left, pos,
   };
-}
-
-/**
- * For the generator a LATERAL subquery is (above), a column of it with the name of a column
- * before it: refused with what to do, as a generator's output that repeats an input column is.
- */
-export function lateralColumnClash(call: Extract<Expr, { kind: 'call' }>, name: string): SqlValidationError | undefined {
-  if (!(call.name === 'inline' || call.name === 'inline_outer') || call.args[0]?.kind !== 'scalarSubquery') return undefined;
-  return new SqlValidationError(
-    `A LATERAL subquery's column ${name} has the name of a column of the relations before it, which Weir does not repeat yet: alias it in the subquery (SELECT … AS another_name)`,
-    call.pos, 'LATERAL');
 }
 
 /**
