@@ -9,6 +9,7 @@ import type { Row } from '../types';
 import { writtenColumnName } from './column-names';
 import { compileStreamingQuery } from './streaming-query';
 import { eventsQuery } from './testing/events-query';
+import { selectStatic } from './testing/spark-printed';
 
 const SCHEMA = [{ name: 'id', type: 'long' as const }, { name: 'k', type: 'long' as const }];
 
@@ -33,6 +34,32 @@ describe('LATERAL subqueries over a stream', () => {
     const q = compileStreamingQuery('SELECT * FROM events e, LATERAL (SELECT e.*)', { kind: 'StreamingRelation', sourceName: 'events', schema: SCHEMA });
     expect(q.outputSchema.map((f) => writtenColumnName(f.name))).toEqual(['id', 'k', 'id', 'k']);
     expect((await run('SELECT * FROM events e, LATERAL (SELECT e.*)', ROWS)).map((r) => Object.values(r))).toEqual([[1, 2, 1, 2], [2, 0, 2, 0], [3, null, 3, null]]);
+  });
+
+  it('a star reaches the query right around the subquery only, as Spark\'s outer plan', () => {
+    const sql = 'SELECT * FROM events e, LATERAL (SELECT * FROM VALUES (1) AS v(x), LATERAL (SELECT e.*))';
+    expect(() => compileStreamingQuery(sql, { kind: 'StreamingRelation', sourceName: 'events', schema: SCHEMA })).toThrow(/Cannot resolve `e`\.\*/);
+  });
+
+  it('LATERAL subqueries in a row each read the relations and LATERAL columns before them', async () => {
+    expect(await run('SELECT id, a, b, c FROM events e, LATERAL (SELECT e.id + e.k AS a), LATERAL (SELECT e.id - e.k AS b), LATERAL (SELECT a * b AS c)', ROWS.slice(0, 2)))
+      .toEqual([{ id: 1, a: 3, b: -1, c: -3 }, { id: 2, a: 2, b: 2, c: 4 }]);
+  });
+
+  it('LATERAL before FROM\'s first relation is its subquery, as Spark\'s visitFromClause has it', async () => {
+    expect((await selectStatic('SELECT * FROM LATERAL (SELECT * FROM VALUES (1), (2) AS v(x))', [])).rows).toEqual([{ x: 1 }, { x: 2 }]);
+    expect((await selectStatic('SELECT * FROM LATERAL (SELECT 1 AS x) JOIN LATERAL (SELECT x + 1 AS y)', [])).rows).toEqual([{ x: 1, y: 2 }]);
+  });
+
+  it('refuses a nondeterministic ON (LATERAL_JOIN_CONDITION_NON_DETERMINISTIC)', () => {
+    const sql = 'SELECT * FROM events e JOIN LATERAL (SELECT v FROM VALUES (1) AS t(v)) s ON e.id + rand(0) = s.v';
+    let error: unknown;
+    try {
+      compileStreamingQuery(sql, { kind: 'StreamingRelation', sourceName: 'events', schema: SCHEMA });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toMatchObject({ errorClass: 'UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.LATERAL_JOIN_CONDITION_NON_DETERMINISTIC' });
   });
 
   it('JOIN LATERAL … ON keeps the pairs ON holds for; LEFT JOIN LATERAL pads the rows left with none', async () => {

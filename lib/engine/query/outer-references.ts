@@ -57,18 +57,16 @@ export class OuterReferences {
   /**
    * A star `q.*` that the subquery being planned has no table, alias or struct column `q` for,
    * as Spark's ResolveReferences expands it in a LATERAL subquery (`LATERAL (SELECT v1.*)`,
-   * `COALESCE(v1.*)`): the columns of the nearest scope around it that has `q`, each an outer
-   * reference with its name (those `visible` takes); undefined outside a subquery or where no scope around it has `q`.
+   * `COALESCE(v1.*)`): the columns of `q` in the scope right around it, each an outer reference
+   * with its name (those `visible` takes); undefined outside a subquery or where that scope has
+   * no `q`. Spark expands such a star in its subquery's outer plan only (AnalysisContext's
+   * outerPlan), not in a query further out.
    */
   star(q: string, visible: (name: string) => boolean, pos: SqlPosition | undefined): { name: string; expr: Expr }[] | undefined {
     const level = this.scopes.length - 1;
-    for (let l = level; l >= 0; l--) {
-      const scope = this.scopes[l];
-      const names = scope.builder.qualifiedColumns(q, scope.schema);
-      if (!names) continue;
-      return names.filter(visible).map((name) => ({ name, expr: this.resolve(level, [q, name], pos)! }));
-    }
-    return undefined;
+    const scope = this.scopes[level];
+    const names = scope?.builder.qualifiedColumns(q, scope.schema);
+    return names?.filter(visible).map((name) => ({ name, expr: this.resolve(level, [q, name], pos)! }));
   }
 
   /** A name as the scope at `level` (or one around it) reads it, as an outer reference to it; undefined where none has it. */

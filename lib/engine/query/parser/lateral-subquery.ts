@@ -16,7 +16,7 @@
  */
 import { isNondeterministicFunction } from '../random-functions';
 import { SqlValidationError } from '../sql-error';
-import { mapPlanExpressions } from './expression-tree';
+import { mapPlanExpressions, someExpression } from './expression-tree';
 import type { Expression, LogicalPlan, Position } from './unresolved-plan';
 
 /** The alias of a LATERAL subquery written without one: its columns are read unqualified. */
@@ -25,6 +25,7 @@ const LATERAL_ALIAS = '__lateral_subquery';
 /** `left` joined LATERAL with `right` (the subquery, aliased or not), as the Generate described above. */
 export function lateralSubqueryJoin(left: LogicalPlan, right: LogicalPlan, outer: boolean, condition: Expression | undefined, pos: Position): LogicalPlan {
   refuseNondeterministic(right, pos);
+  if (condition) refuseNondeterministicCondition(condition, pos);
   const alias = right.kind === 'SubqueryAlias' ? right.alias : LATERAL_ALIAS;
   const relation: LogicalPlan = right.kind === 'SubqueryAlias' ? right : { kind: 'SubqueryAlias', alias, child: right, pos };
   const rows: Expression = {
@@ -55,4 +56,22 @@ function refuseNondeterministic(subquery: LogicalPlan, pos: Position): void {
     `[UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.NON_DETERMINISTIC_LATERAL_SUBQUERIES] Unsupported subquery expression: Non-deterministic lateral subqueries are not supported when joining with outer relations that produce more than one row: it calls ${found}(). ` +
       'Compute the random value in the outer query, or join without LATERAL',
     pos, 'LATERAL', 'UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.NON_DETERMINISTIC_LATERAL_SUBQUERIES');
+}
+
+/**
+ * Spark's CheckAnalysis refuses a LATERAL join's ON that calls a nondeterministic function
+ * (LATERAL_JOIN_CONDITION_NON_DETERMINISTIC): the condition is the subquery's filter here, run
+ * once per tuple of outer values rather than once per pair.
+ */
+function refuseNondeterministicCondition(condition: Expression, pos: Position): void {
+  let found: string | undefined;
+  someExpression(condition, (x) => {
+    if (x.kind === 'UnresolvedFunction' && x.nameParts.length === 1 && isNondeterministicFunction(x.nameParts[0].toLowerCase())) found = x.nameParts[0];
+    return found !== undefined;
+  });
+  if (!found) return;
+  throw new SqlValidationError(
+    `[UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.LATERAL_JOIN_CONDITION_NON_DETERMINISTIC] Unsupported subquery expression: Lateral join condition cannot be non-deterministic: it calls ${found}(). ` +
+      'Compute the random value in the subquery\'s select list and compare with it, or join without LATERAL',
+    pos, 'LATERAL', 'UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.LATERAL_JOIN_CONDITION_NON_DETERMINISTIC');
 }
