@@ -5,8 +5,8 @@
  * exception's class and, on the next line, its `"errorClass"`. The copies under sql-tests/ cut
  * an error's JSON to its class.
  *
- * A file's tables are Spark's temporary views of static data: `CREATE [OR REPLACE] TEMPORARY
- * VIEW name [(cols)] AS SELECT …` (of VALUES, or of no table: one row) or `AS VALUES …`, and a
+ * A file's tables are Spark's views of static data: `CREATE [OR REPLACE] [TEMPORARY] VIEW
+ * name [(cols)] AS SELECT …` (of VALUES, or of no table: one row) or `AS VALUES …`, and a
  * `CREATE TABLE name (col type, …) USING …` filled by `INSERT INTO name VALUES …` or `INSERT INTO
  * name SELECT …` (of other tables) and emptied by `TRUNCATE TABLE name`, or `CREATE TABLE name
  * USING … AS SELECT …`. Each defines
@@ -188,7 +188,7 @@ export function goldenCases(name: string): GoldenCase[] {
       views,
       ...(style ? { binaryOutputStyle: style } : {}),
     };
-    const view = /^\s*create\s+(?:or\s+replace\s+)?temp(?:orary)?\s+view\s+(\w+)\s*(?:\(([^)]*)\))?\s+as\s+([^]*?);?\s*$/i.exec(sql);
+    const view = /^\s*create\s+(?:or\s+replace\s+)?(?:temp(?:orary)?\s+)?view\s+(\w+)\s*(?:\(([^)]*)\))?\s+as\s+([^]*?);?\s*$/i.exec(sql);
     const table = /^\s*create\s+table\s+(\w+)\s*\(([^]*)\)\s*using\s+\w+\s*$/i.exec(sql);
     const tableAs = /^\s*create\s+table\s+(\w+)\s+using\s+\w+\s+as\s+([^]*?)\s*$/i.exec(sql);
     const insert = /^\s*insert\s+into\s+(\w+)\s+values\s*([^]*?)\s*$/i.exec(sql);
@@ -321,7 +321,7 @@ function errorAnswer(e: unknown): WeirAnswer {
  * reading the view.
  */
 export async function weirAnswer(query: string, views: readonly GoldenView[] = [], binary?: BinaryOutputStyle): Promise<WeirAnswer> {
-  const view = /^\s*create\s+(?:or\s+replace\s+)?temp(?:orary)?\s+view\s+(\w+)/i.exec(query) ?? /^\s*(?:create\s+table|insert\s+into|truncate\s+table)\s+(\w+)/i.exec(query);
+  const view = /^\s*create\s+(?:or\s+replace\s+)?(?:temp(?:orary)?\s+)?view\s+(\w+)/i.exec(query) ?? /^\s*(?:create\s+table|insert\s+into|truncate\s+table)\s+(\w+)/i.exec(query);
   if (view) {
     const read = await staticAnswer(`SELECT * FROM ${view[1]}`, views, binary);
     return read.output.startsWith('error ') ? read : { output: '' };
@@ -332,8 +332,9 @@ export async function weirAnswer(query: string, views: readonly GoldenView[] = [
   const m = /^select\s+([^]*?)(?:\s+from\s+t)?$/i.exec(query.slice(comments));
   if (used.length || !m || /\b(?:from|union|except|minus|intersect|where|group\s+by|having|order\s+by|limit)\b/i.test(topLevel(m[1]))) return staticAnswer(query, views, binary);
   try {
-    const { row, schema } = await select(`${query.slice(0, comments)}${m[1]}`);
-    return { output: schema.map((f) => goldenPrinted(row[f.name], f, binary)).join('\t'), schema };
+    // A generator's rows (none, or more than one), sorted as Spark's suite sorts a query's unordered rows.
+    const { rows, schema } = await select(`${query.slice(0, comments)}${m[1]}`);
+    return { output: rows.map((row) => schema.map((f) => goldenPrinted(row[f.name], f, binary)).join('\t')).sort().join('\n'), schema };
   } catch (e) {
     // An aggregate over the stream, which Weir refuses without a watermark (_LEGACY_ERROR_TEMP_3102):
     // Spark's one-row relation is a batch, which the static side of the join is.
