@@ -51,6 +51,14 @@ describe('LATERAL subqueries over a stream', () => {
     expect((await selectStatic('SELECT * FROM LATERAL (SELECT 1 AS x) JOIN LATERAL (SELECT x + 1 AS y)', [])).rows).toEqual([{ x: 1, y: 2 }]);
   });
 
+  it('a nondeterministic subquery beside relations of one row runs; beside more (a stream) it is refused', async () => {
+    expect((await selectStatic('SELECT x, y >= 0 AS ok FROM VALUES (0) t(x) JOIN LATERAL (SELECT x + rand(0) AS y)', [])).rows).toEqual([{ x: 0, ok: true }]);
+    expect((await selectStatic('SELECT s FROM (SELECT sum(v) AS s FROM VALUES (1), (2) AS t(v)), LATERAL (SELECT rand(0) AS r)', [])).rows).toEqual([{ s: 3 }]);
+    expect(() => compileStreamingQuery('SELECT * FROM events e, LATERAL (SELECT rand(0) AS r)', { kind: 'StreamingRelation', sourceName: 'events', schema: SCHEMA }))
+      .toThrow(/NON_DETERMINISTIC_LATERAL_SUBQUERIES/);
+    await expect(selectStatic('SELECT * FROM VALUES (1), (2) AS t(v), LATERAL (SELECT rand(0) AS r)', [])).rejects.toThrow(/NON_DETERMINISTIC_LATERAL_SUBQUERIES/);
+  });
+
   it('refuses a nondeterministic ON (LATERAL_JOIN_CONDITION_NON_DETERMINISTIC)', () => {
     const sql = 'SELECT * FROM events e JOIN LATERAL (SELECT v FROM VALUES (1) AS t(v)) s ON e.id + rand(0) = s.v';
     let error: unknown;

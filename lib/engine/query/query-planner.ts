@@ -16,6 +16,7 @@ import { unsupportedOperation } from '../errors';
 import type { Expr, SqlPosition } from './expression';
 import { exprToString } from './expression';
 import { compileExpression, typeOfCompiled, unresolvedColumn, widenSetOperationColumn, widerTypeWithoutStringPromotion } from './expression-compiler';
+import { nondeterministicLateralSubquery } from './parser/lateral-subquery';
 import { DUPLICATE_COLUMN_MARK, duplicateColumn, writtenColumnName, writtenName } from './column-names';
 import { ExpressionBuilder, lineColumn, type Scope } from './expression-builder';
 import { generatorOutput, GENERATORS, TABLE_FUNCTIONS } from './generators';
@@ -767,6 +768,10 @@ class QueryPlanner {
         ({ plan, output: schema } = this.resolved({ kind: 'Project', list: [...schema.map((f): NamedExpr => ({ expr: { kind: 'column', name: f.name }, name: f.name })), ...items], child: plan }));
         if (lv.qualifier) qualifiers.push(lv.qualifier);
         continue;
+      }
+      if (!atMostOneRow(plan)) {
+        const nondeterministic = nondeterministicLateralSubquery(lv.generator, lv.pos);
+        if (nondeterministic) throw nondeterministic;
       }
       if (!GENERATORS.has(name) && !lv.tableFunction) throw notSupportedYet(`LATERAL VIEW ${name}()`, lineColumn(lv.generator.pos), 'LATERAL VIEW takes explode(), posexplode(), inline() and their _outer forms, stack() and json_tuple()');
       const args = positionalArguments(name, lv.generator.arguments, lv.generator.pos);
@@ -2084,6 +2089,22 @@ class QueryPlanner {
       return unused;
     });
     return { plan: { kind: 'Generate', generator: call, output, child }, names };
+  }
+}
+
+/**
+ * Whether a plan gives at most one row, as Spark's maxRows knows it: one row of VALUES (or of no
+ * table), an aggregation without grouping, a LIMIT 1, and what projects or filters them.
+ */
+function atMostOneRow(plan: LogicalPlan): boolean {
+  switch (plan.kind) {
+    case 'StaticRelation': return plan.view ? atMostOneRow(plan.view.plan) : plan.table === VALUES_TABLE;
+    case 'Aggregate': return plan.groupBy.length === 0;
+    case 'Limit': return plan.limit <= 1 || atMostOneRow(plan.child);
+    case 'Project': case 'Filter': case 'Sort': case 'Offset': case 'Deduplicate': return atMostOneRow(plan.child);
+    // Every other member listed, so that a new one is a lint error until it is handled here.
+    case 'Expand': case 'Generate': case 'Join': case 'StreamingRelation': case 'Union': case 'Window':
+    default: return false;
   }
 }
 

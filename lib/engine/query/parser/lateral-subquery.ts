@@ -24,7 +24,6 @@ const LATERAL_ALIAS = '__lateral_subquery';
 
 /** `left` joined LATERAL with `right` (the subquery, aliased or not), as the Generate described above. */
 export function lateralSubqueryJoin(left: LogicalPlan, right: LogicalPlan, outer: boolean, condition: Expression | undefined, pos: Position): LogicalPlan {
-  refuseNondeterministic(right, pos);
   if (condition) refuseNondeterministicCondition(condition, pos);
   const alias = right.kind === 'SubqueryAlias' ? right.alias : LATERAL_ALIAS;
   const relation: LogicalPlan = right.kind === 'SubqueryAlias' ? right : { kind: 'SubqueryAlias', alias, child: right, pos };
@@ -43,16 +42,21 @@ export function lateralSubqueryJoin(left: LogicalPlan, right: LogicalPlan, outer
 /**
  * Spark's CheckAnalysis refuses a nondeterministic LATERAL subquery beside relations of more than
  * one row (NON_DETERMINISTIC_LATERAL_SUBQUERIES): its rows would differ from one outer row to the
- * next, where Weir runs it once per tuple of outer values. A stream has more than one row.
+ * next, where Weir runs it once per tuple of outer values. The planner asks, for the Generate a
+ * LATERAL subquery is (above), where the relations before it may have more than one row (a
+ * stream has): the error, or undefined where the subquery is deterministic or not a LATERAL one.
  */
-function refuseNondeterministic(subquery: LogicalPlan, pos: Position): void {
+export function nondeterministicLateralSubquery(generator: Extract<Expression, { kind: 'UnresolvedFunction' }>, pos: Position): SqlValidationError | undefined {
+  const name = generator.nameParts.join('.').toLowerCase();
+  const subquery = generator.arguments[0];
+  if (!(name === 'inline' || name === 'inline_outer') || subquery?.kind !== 'ScalarSubquery') return undefined;
   let found: string | undefined;
-  mapPlanExpressions(subquery, (x) => {
+  mapPlanExpressions(subquery.plan, (x) => {
     if (!found && x.kind === 'UnresolvedFunction' && x.nameParts.length === 1 && isNondeterministicFunction(x.nameParts[0].toLowerCase())) found = x.nameParts[0];
     return undefined;
   });
-  if (!found) return;
-  throw new SqlValidationError(
+  if (!found) return undefined;
+  return new SqlValidationError(
     `[UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.NON_DETERMINISTIC_LATERAL_SUBQUERIES] Unsupported subquery expression: Non-deterministic lateral subqueries are not supported when joining with outer relations that produce more than one row: it calls ${found}(). ` +
       'Compute the random value in the outer query, or join without LATERAL',
     pos, 'LATERAL', 'UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.NON_DETERMINISTIC_LATERAL_SUBQUERIES');
