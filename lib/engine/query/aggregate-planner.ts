@@ -209,6 +209,7 @@ export function buildAggregation(c: AggregationClauses, child: LogicalPlan, chil
   const groupingExpr = (written: Expression): Expr => {
     // Inside CUBE, ROLLUP and GROUPING SETS too, a position is the select item there.
     const n = groupingItem(written, c.items);
+    if (someExpression(n, isWindowExpression)) throw windowInGrouping(n, n.pos);
     if (containsAggregate(n)) throw new SqlValidationError('Aggregate functions are not allowed in GROUP BY', lineColumn(n.pos) ?? groupPos, 'GROUP BY');
     if (n.kind === 'UnresolvedAttribute' && n.nameParts.length === 1) {
       const name = n.nameParts[0];
@@ -647,17 +648,37 @@ export function checkStarWithGroupByPosition(items: readonly Expression[], group
   }
 }
 
-/** `GROUP BY 2`: the second select item (Spark's groupByOrdinal), checked as Spark checks it. */
-function groupingItem(n: Expression, items: readonly Expression[]): Expression {
+const isWindowExpression = (e: Expression): boolean => e.kind === 'UnresolvedWindowExpression';
+
+/**
+ * A window function grouped by (`GROUP BY rank() OVER (…)`, or a position of one): Spark's
+ * CheckAnalysis refuses the Aggregate holding it (UNSUPPORTED_EXPR_FOR_OPERATOR).
+ */
+export function windowInGrouping(n: Expression, pos: Position | undefined): SqlValidationError {
+  return new SqlValidationError(
+    `[UNSUPPORTED_EXPR_FOR_OPERATOR] A query operator contains one or more unsupported expressions. Consider to rewrite it to avoid window functions, aggregate functions, and generator functions in the WHERE clause. Invalid expressions: [${expressionSql(n)}]`,
+    lineColumn(pos),
+    'GROUP BY',
+    'UNSUPPORTED_EXPR_FOR_OPERATOR',
+  );
+}
+
+/**
+ * `GROUP BY 2`: the second select item (Spark's groupByOrdinal), checked as Spark checks it: an
+ * item with an aggregate anywhere in it (inside a window expression too, `count(*) OVER ()`) is
+ * GROUP_BY_POS_AGGREGATE, one with a window function is refused as a window grouped by.
+ */
+export function groupingItem(n: Expression, items: readonly Expression[]): Expression {
   if (!isPosition(n)) return n;
   const i = Number(n.value);
   if (i < 1 || i > items.length) {
     throw new SqlValidationError(`[GROUP_BY_POS_OUT_OF_RANGE] GROUP BY position ${i} is not in select list (valid range is [1, ${items.length}]).`, lineColumn(n.pos), 'GROUP BY', 'GROUP_BY_POS_OUT_OF_RANGE');
   }
   const { expr } = unaliased(items[i - 1]);
-  if (containsAggregate(expr)) {
+  if (someExpression(expr, isAggregateCall)) {
     throw new SqlValidationError(`[GROUP_BY_POS_AGGREGATE] GROUP BY ${i} refers to an expression that contains an aggregate function. Aggregate functions are not allowed in GROUP BY.`, lineColumn(n.pos), 'GROUP BY', 'GROUP_BY_POS_AGGREGATE');
   }
+  if (someExpression(expr, isWindowExpression)) throw windowInGrouping(expr, n.pos);
   return expr;
 }
 

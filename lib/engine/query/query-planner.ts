@@ -32,7 +32,7 @@ import { BooleanType, IntegerType, LongType, type DataType } from './parser/data
 import { parseDataType } from './parser/data-type-parser';
 import { resolveSubquery, type Resolved } from './resolved-plan';
 import { conjunctionOf, splitConjunctivePredicates, VALUES_RELATION, type BinaryOp, type Expression, type LogicalPlan as UnresolvedPlan, type Position } from './parser/unresolved-plan';
-import { buildAggregation, buildSortAndLimit, checkStarWithGroupByPosition, containsAggregate, isAggregation, isDistinctOverAggregation, missingSortReferences, sortOverMissingReferences, type SortClause } from './aggregate-planner';
+import { buildAggregation, buildSortAndLimit, checkStarWithGroupByPosition, containsAggregate, groupingItem, isAggregation, isDistinctOverAggregation, missingSortReferences, sortOverMissingReferences, windowInGrouping, type SortClause } from './aggregate-planner';
 import { isAggregateFunctionName } from './aggregate-functions';
 import { buildStreamStaticJoin, firstStaticTable, tableOrViewNotFound } from './join-planner';
 import { isDeterministic } from './random-functions';
@@ -852,8 +852,13 @@ class QueryPlanner {
   private windowsOverAggregation(u: UnresolvedPlan, ctes: ReadonlyMap<string, LogicalPlan>, having: Expression | undefined, distinct: boolean, sort?: SortClause): { plan: UnresolvedPlan; sort?: SortClause } | undefined {
     if (!this.staticLeaves || (u.kind !== 'Aggregate' && u.kind !== 'Project') || !this.readsStaticTablesOnly(u, ctes)) return undefined;
     const items = u.kind === 'Aggregate' ? u.aggregateExpressions : u.projectList;
-    const grouping = u.kind === 'Aggregate' ? u.groupingExpressions : [];
     if (!items.some(hasWindowExpression)) return undefined;
+    // A GROUP BY position is the select item there (Spark's groupByOrdinal), resolved against
+    // these items, not the inner query's: `GROUP BY 1` of `SELECT k, sum(v), rank() OVER (…)`
+    // groups by k, and of `SELECT rank() OVER (…), count(*)` is a window grouped by, refused.
+    const grouping = u.kind === 'Aggregate' ? u.groupingExpressions.map((g) => groupingItem(g, items)) : [];
+    const windowGrouped = grouping.find(hasWindowExpression);
+    if (windowGrouped) throw windowInGrouping(windowGrouped, windowGrouped.pos);
     if (distinct && u.kind === 'Project' && !having && !items.some(containsAggregate)) {
       // SELECT DISTINCT over window functions (`SELECT DISTINCT k, first_value(v) OVER (PARTITION BY k
       // ORDER BY ts DESC)`): Spark's Distinct above the Window, the rows of that SELECT made distinct.
