@@ -881,7 +881,19 @@ class QueryPlanner {
     // outputs each distinct grouping expression (NULL where its set leaves it out).
     const keys = groupingSetsOf(grouping, keyOf)?.expressions ?? grouping;
     const groups = new Map(keys.map((g, i) => [keyOf(g), `__window_group${i}`]));
-    keys.forEach((g, i) => hidden.push({ kind: 'Alias', child: g, name: `__window_group${i}`, pos }));
+    // A GROUP BY name that is a select item's alias (`depname AS d … GROUP BY d`): the inner
+    // query outputs the item under its alias, so that its GROUP BY reads the name as Spark's
+    // groupByAliases does (the item, unless an input column has the name), and the outer items
+    // read the item's expression as that column.
+    const aliased = new Map(items.flatMap((i) => (i.kind === 'Alias' && !containsAggregate(i.child) && !hasWindowExpression(i.child) ? [[i.name.toLowerCase(), i.child] as const] : [])));
+    keys.forEach((g, i) => {
+      const item = g.kind === 'UnresolvedAttribute' && g.nameParts.length === 1 ? aliased.get(g.nameParts[0].toLowerCase()) : undefined;
+      if (!item || g.kind !== 'UnresolvedAttribute') return hidden.push({ kind: 'Alias', child: g, name: `__window_group${i}`, pos });
+      const name = g.nameParts[0];
+      groups.set(keyOf(g), name);
+      if (!groups.has(keyOf(item))) groups.set(keyOf(item), name);
+      return hidden.push({ kind: 'Alias', child: item, name, pos });
+    });
     const aggregates = new Map<string, string>();
     const column = (name: string): Expression => ({ kind: 'UnresolvedAttribute', nameParts: [alias, name], pos });
     const over = (e: Expression): Expression => mapExpression(e, (x) => {

@@ -1,7 +1,8 @@
 /**
  * Window functions over an aggregation grouped by a position (`SELECT k, sum(v), rank() OVER
- * (ORDER BY sum(v)) FROM t GROUP BY 1`), checked against DuckDB over the same rows: the position
- * is the select item there (Spark's groupByOrdinal), as DuckDB reads it. And the GROUP BY that
+ * (ORDER BY sum(v)) FROM t GROUP BY 1`) or a select alias (`SELECT k AS g … GROUP BY g`), checked
+ * against DuckDB over the same rows: the position is the select item there (Spark's
+ * groupByOrdinal), the alias that item (groupByAliases), as DuckDB reads them. And the GROUP BY that
  * Spark refuses: a window function grouped by, written or by its position
  * (UNSUPPORTED_EXPR_FOR_OPERATOR, postgreSQL/window_part3's `SELECT rank() OVER (ORDER BY 1),
  * count(*) FROM empsalary GROUP BY 1`), which Weir answered as grouped by the literal 1.
@@ -43,6 +44,18 @@ describe('window functions over an aggregation grouped by a position', () => {
   }
 });
 
+describe('window functions over an aggregation grouped by a select alias', () => {
+  for (const sql of [
+    'SELECT k AS g, sum(v), rank() OVER (ORDER BY sum(v) NULLS FIRST) FROM t GROUP BY g',
+    'SELECT k % 3 AS g, count(*), row_number() OVER (ORDER BY k % 3 DESC NULLS LAST) FROM t GROUP BY g',
+    'SELECT k AS g, v % 2 AS h, count(v), sum(count(v)) OVER (PARTITION BY k) FROM t GROUP BY g, h',
+  ]) {
+    it(sql, async () => {
+      expect((await weirAnswer(sql, [VIEW])).output).toBe(await duckdb(sql));
+    });
+  }
+});
+
 describe("the GROUP BY Spark refuses, with Spark's error class", () => {
   for (const [sql, errorClass] of [
     ['SELECT rank() OVER (ORDER BY 1), count(*) FROM t GROUP BY 1', 'UNSUPPORTED_EXPR_FOR_OPERATOR'],
@@ -52,6 +65,8 @@ describe("the GROUP BY Spark refuses, with Spark's error class", () => {
     ['SELECT count(*) OVER (), count(*) FROM t GROUP BY 1', 'GROUP_BY_POS_AGGREGATE'],
     ['SELECT k, sum(v), rank() OVER (ORDER BY sum(v)) FROM t GROUP BY 3', 'GROUP_BY_POS_AGGREGATE'],
     ['SELECT k, sum(v), rank() OVER (ORDER BY sum(v)) FROM t GROUP BY 4', 'GROUP_BY_POS_OUT_OF_RANGE'],
+    // GROUP BY a name of an input column groups by the column, not the alias: k is not grouped.
+    ['SELECT k AS v, sum(v), rank() OVER (ORDER BY sum(v)) FROM t GROUP BY v', 'MISSING_AGGREGATION'],
   ]) {
     it(sql, async () => {
       expect((await weirAnswer(sql, [VIEW])).output).toBe(`error ${errorClass}`);
