@@ -856,7 +856,13 @@ class QueryPlanner {
     // A GROUP BY position is the select item there (Spark's groupByOrdinal), resolved against
     // these items, not the inner query's: `GROUP BY 1` of `SELECT k, sum(v), rank() OVER (…)`
     // groups by k, and of `SELECT rank() OVER (…), count(*)` is a window grouped by, refused.
-    const grouping = u.kind === 'Aggregate' ? u.groupingExpressions.map((g) => groupingItem(g, items)) : [];
+    // Inside CUBE, ROLLUP and GROUPING SETS too; the inner query groups by the items so found.
+    const positioned = (g: Expression): Expression => g.kind !== 'GroupingAnalytics' ? groupingItem(g, items) : {
+      ...g,
+      groupingSets: g.groupingSets.map((set) => set.map((e) => groupingItem(e, items))),
+      ...(g.groupByExpressions ? { groupByExpressions: g.groupByExpressions.map((e) => groupingItem(e, items)) } : {}),
+    };
+    const grouping = u.kind === 'Aggregate' ? u.groupingExpressions.map(positioned) : [];
     const windowGrouped = grouping.find(hasWindowExpression);
     if (windowGrouped) throw windowInGrouping(windowGrouped, windowGrouped.pos);
     if (distinct && u.kind === 'Project' && !having && !items.some(containsAggregate)) {
@@ -922,7 +928,7 @@ class QueryPlanner {
       const name = item.kind === 'UnresolvedAttribute' ? item.nameParts[item.nameParts.length - 1] : expressionSql(item);
       return { kind: 'Alias', child: over(item), name, pos: item.pos };
     });
-    let inner: UnresolvedPlan = u.kind === 'Aggregate' ? { ...u, aggregateExpressions: hidden } : { kind: 'Aggregate', groupingExpressions: [], aggregateExpressions: hidden, child: u.child, pos };
+    let inner: UnresolvedPlan = u.kind === 'Aggregate' ? { ...u, groupingExpressions: grouping, aggregateExpressions: hidden } : { kind: 'Aggregate', groupingExpressions: [], aggregateExpressions: hidden, child: u.child, pos };
     if (having) inner = { kind: 'UnresolvedHaving', havingCondition: having, child: inner, pos };
     const plan: UnresolvedPlan = { kind: 'Project', projectList: outer, child: { kind: 'SubqueryAlias', alias, child: inner, pos }, pos };
     return { plan, ...(sort ? { sort: { ...sort, order: sort.order.map((o) => ({ ...o, child: over(o.child) })) } } : {}) };

@@ -1,11 +1,12 @@
 /**
  * Window functions over an aggregation grouped by a position (`SELECT k, sum(v), rank() OVER
- * (ORDER BY sum(v)) FROM t GROUP BY 1`) or a select alias (`SELECT k AS g … GROUP BY g`), checked
- * against DuckDB over the same rows: the position is the select item there (Spark's
- * groupByOrdinal), the alias that item (groupByAliases), as DuckDB reads them. And the GROUP BY that
- * Spark refuses: a window function grouped by, written or by its position
- * (UNSUPPORTED_EXPR_FOR_OPERATOR, postgreSQL/window_part3's `SELECT rank() OVER (ORDER BY 1),
- * count(*) FROM empsalary GROUP BY 1`), which Weir answered as grouped by the literal 1.
+ * (ORDER BY sum(v)) FROM t GROUP BY 1`, inside ROLLUP and CUBE too) or a select alias
+ * (`SELECT k AS g … GROUP BY g`), checked against DuckDB over the same rows: the position is the
+ * select item there (Spark's groupByOrdinal), the alias that item (groupByAliases), as DuckDB
+ * reads them. And the GROUP BY that Spark refuses: a window function grouped by, written or by
+ * its position (UNSUPPORTED_EXPR_FOR_OPERATOR, postgreSQL/window_part3's `SELECT rank() OVER
+ * (ORDER BY 1), count(*) FROM empsalary GROUP BY 1`), which Weir answered as grouped by the
+ * literal 1.
  */
 import { describe, expect, it } from 'vitest';
 import { useDuckDB } from './testing/duckdb';
@@ -37,6 +38,9 @@ describe('window functions over an aggregation grouped by a position', () => {
     'SELECT k, count(*), row_number() OVER (ORDER BY k NULLS FIRST) FROM t GROUP BY 1',
     'SELECT k % 3, max(v), dense_rank() OVER (ORDER BY max(v) DESC NULLS LAST) FROM t GROUP BY 1',
     'SELECT k, v % 2, count(v), sum(count(v)) OVER (PARTITION BY k) FROM t GROUP BY 1, 2',
+    'SELECT k, v % 2, count(v), sum(count(v)) OVER (PARTITION BY k) FROM t GROUP BY v % 2, 1',
+    'SELECT k, sum(v), rank() OVER (ORDER BY sum(v) NULLS FIRST) FROM t GROUP BY ROLLUP(1)',
+    'SELECT k, v % 2, count(*), rank() OVER (PARTITION BY k ORDER BY count(*)) FROM t GROUP BY CUBE(1, 2)',
   ]) {
     it(sql, async () => {
       expect((await weirAnswer(sql, [VIEW])).output).toBe(await duckdb(sql));
