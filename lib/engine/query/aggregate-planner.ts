@@ -209,7 +209,8 @@ export function buildAggregation(c: AggregationClauses, child: LogicalPlan, chil
   const groupingExpr = (written: Expression): Expr => {
     // Inside CUBE, ROLLUP and GROUPING SETS too, a position is the select item there.
     const n = groupingItem(written, c.items);
-    if (someExpression(n, isWindowExpression)) throw windowInGrouping(n, n.pos);
+    // A GROUP BY as written (not DISTINCT's keys, nor GROUP BY ALL's, which the select items are).
+    if (!c.distinct && !allKeys && someExpression(n, isWindowExpression)) throw windowInGrouping(n, n.pos);
     if (containsAggregate(n)) throw new SqlValidationError('Aggregate functions are not allowed in GROUP BY', lineColumn(n.pos) ?? groupPos, 'GROUP BY');
     if (n.kind === 'UnresolvedAttribute' && n.nameParts.length === 1) {
       const name = n.nameParts[0];
