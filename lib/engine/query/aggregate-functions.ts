@@ -524,6 +524,8 @@ function shapeOf(t: TypeInfo): Pick<AggregateFunction, 'resultType' | 'resultDec
   if (t.float32) shape.float32 = true;
   if (t.ntz) shape.ntz = true;
   if (t.interval) shape.interval = t.interval;
+  // Spark's result is the argument's type: VOID stays VOID (kept as a STRING, as fieldOfType does).
+  if (t.type === 'null') shape.void = true;
   if (t.keyType) {
     shape.keyType = t.keyType;
     shape.valueType = t.valueType;
