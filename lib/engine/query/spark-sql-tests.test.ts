@@ -25,8 +25,6 @@ const FILES = ['array', 'arrayJoin', 'binary_base64', 'binary_basic', 'binary_he
 /** Why Weir answers otherwise. */
 const WHY = {
   collation: "COLLATE (Spark 4's string collations, utf8_lcase and the rest) is not in Weir's SQL and is refused: Weir's strings are Spark's UTF8_BINARY, compared by their bytes",
-  aggregateAliasInGroupBy: "GROUP BY the alias of an aggregate (SELECT COUNT(b) AS k … GROUP BY k) is refused with UNRESOLVED_COLUMN.WITH_SUGGESTION: Weir's GROUP BY reads aliases of non-aggregate items only; Spark resolves the alias and refuses the aggregate in GROUP BY (GROUP_BY_AGGREGATE)",
-  aliasInGroupingExpression: "an alias inside a grouping expression (GROUP BY col1 % abc, abc the alias of 3) is refused (UNRESOLVED_COLUMN.WITH_SUGGESTION): Weir's GROUP BY reads an alias as a whole grouping expression only; Spark 3.4+ resolves it inside one too",
   stringFrameBound: "a RANGE frame's string bound that does not read as the INT ORDER BY key ('NaN' FOLLOWING): this copy's Spark (ANSI on) failed casting it with java.lang.NumberFormatException, without an error class; Weir casts the bound as Spark's WindowFrameCoercion does and refuses the text with CAST_INVALID_INPUT",
   rangeBoundOverflow: "a RANGE frame's bound past BIGINT's range (id + 4 for id 9223372036854775804): this copy's Spark (ANSI on) raised java.lang.ArithmeticException (long overflow, without an error class), and with ANSI off Spark's bound wraps to a negative number, an empty frame and NULL; Weir computes the bound without overflow and answers the frame PostgreSQL does, the rows up to the last",
   limitLikeLegacyClass: "refused with INVALID_LIMIT_LIKE_EXPRESSION.IS_UNFOLDABLE, the class Spark 4 gives a LIMIT or OFFSET that is no constant (here over random()); this copy's Spark (3.4) gave _LEGACY_ERROR_TEMP_2400",
@@ -1085,8 +1083,6 @@ const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> 
   "group-by-alias": {
     "SELECT a, count(*) FROM testData GROUP BY a, b IN (SELECT a FROM testData)": WHY.inSubqueryNullValue,
     "SELECT a, count(*) FROM testData GROUP BY a, a IN (SELECT b FROM testData)": WHY.inSubqueryNullValue,
-    "SELECT COUNT(b) AS k FROM testData GROUP BY k": WHY.aggregateAliasInGroupBy,
-    "SELECT MAX(col1), 3 as abc FROM VALUES(1),(2),(3),(4) GROUP BY col1 % abc": WHY.aliasInGroupingExpression,
   },
 };
 
