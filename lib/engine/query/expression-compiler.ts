@@ -272,6 +272,18 @@ function castCanFail(from: TypeInfo, to: TypeInfo): boolean {
   return true;
 }
 
+/**
+ * Spark's Cast.canCast of a value of `from` to `to`, nested types included (an ARRAY, MAP or
+ * STRUCT only to one of its kind whose parts cast): what a check before a cast asks (ResolvePivot
+ * of a pivot value).
+ */
+export function canCastType(from: TypeInfo, to: TypeInfo): boolean {
+  const nested = (t: TypeInfo) => t.type === 'array' || t.type === 'map' || t.type === 'struct';
+  if (from.type === 'null') return true;
+  if (!nested(from) && !nested(to)) return from.type === to.type || canCast(from.type, to.type as Parameters<typeof canCast>[1]);
+  return from.type === to.type && typeof complexCast(from, fieldOfType('value', to)) !== 'string';
+}
+
 /** A compiled array, map or struct (or NULL) read as the wider type `to`: cast where it differs. */
 function readAs(c: CompiledExpr, to: TypeInfo): CompiledExpr {
   if (c.type !== 'null' && sameType(c, to) && !c.voidElements) return c;
