@@ -113,11 +113,25 @@ describe('typed literals', () => {
     expect(typed('INTERVAL 1 YEAR 2 MONTHS')).toEqual([14, 'interval year to month']);
     expect(typed("INTERVAL '1-2' YEAR TO MONTH")).toEqual([14, 'interval year to month']);
     expect(typed("INTERVAL '-1 02:03:04.5' DAY TO SECOND")).toEqual([-(day + 7_384_500_000n), 'interval day to second']);
-    expect(typed("INTERVAL '5 minutes'")).toEqual([300_000_000n, 'interval day to second']);
+    expect(typed("INTERVAL '5 minutes'")).toEqual([300_000_000n, 'interval minute']);
     expect(errorOf('INTERVAL 1 YEAR 2 DAYS').message).toMatch(/Cannot mix year-month and day-time fields/);
     // Spark's grammar takes the unit NANOSECOND; its interval reader does not.
     expect(errorOf('INTERVAL 10 NANOSECONDS').errorClass).toBe('INVALID_INTERVAL_FORMAT.INVALID_UNIT');
     expect(errorOf("INTERVAL '1 day 10 nanoseconds'").errorClass).toBe('INVALID_INTERVAL_FORMAT.INVALID_UNIT');
+  });
+
+  it("an interval string of units is typed by its units, as the unquoted form (Spark 4's constructMultiUnitsIntervalLiteral)", () => {
+    const day = 86_400_000_000n;
+    expect(typed("INTERVAL '1 day'")).toEqual([day, 'interval day']);
+    expect(typed("INTERVAL '23 DAYS'")).toEqual([23n * day, 'interval day']);
+    expect(typed("INTERVAL '1 months'")).toEqual([1, 'interval month']);
+    expect(typed("INTERVAL '1 seconds'")).toEqual([1_000_000n, 'interval second']);
+    expect(typed("INTERVAL '3 year 1 month'")).toEqual([37, 'interval year to month']);
+    expect(typed("INTERVAL 'interval 1 day 2 hours'")).toEqual([day + 7_200_000_000n, 'interval day to hour']);
+    // A week is days, a millisecond or microsecond seconds.
+    expect(typed("INTERVAL '2 weeks'")).toEqual([14n * day, 'interval day']);
+    expect(typed("INTERVAL '1 hour 100 milliseconds'")).toEqual([3_600_100_000n, 'interval hour to second']);
+    expect(typed("INTERVAL '-1 day 1 hour -1 minute 1 second'")).toEqual([-(day - 3_600_000_000n + 60_000_000n - 1_000_000n), 'interval day to second']);
   });
 
   it('NULL and booleans', () => {
