@@ -6,9 +6,9 @@
  * Anything outside the subset Weir runs is refused here with a SqlValidationError naming the
  * construct at its exact position in the text.
  */
-import { daysFromCivil, daysInMonth, utc } from './date';
+import { DAY_MS, dateFromTimestamp, daysFromCivil, daysInMonth, utc } from './date';
 import { timestampOf } from './timestamp-micros';
-import { fromWallClock, zoneOf } from './time-zones';
+import { fromWallClock, offsetAt, zoneOf } from './time-zones';
 import { fitsLong, INTEGRAL_BITS, toLong, wrapToWidth } from './long';
 import { METADATA_COLUMN, structFieldName, type BinaryOp, type Expr, type SqlPosition, type SqlType } from './expression';
 import type { DataType } from './parser/data-type';
@@ -552,11 +552,11 @@ function windowSpecText(text: string): string {
  * stringToTimestampWithoutTimeZone: a zone ignored (a cast, a literal), or null with
  * `refuseZone` (its JSON and CSV readers).
  */
-export function parseTimestampLiteral(s: string, ntz = false, refuseZone = false): number | null {
+export function parseTimestampLiteral(s: string, ntz = false, refuseZone = false, nowMs?: number): number | null {
   const fast = parseIsoTimestamp(s, ntz, refuseZone);
   if (fast !== undefined) return fast;
   const m = /^([+-]?\d{4,6})(?:-(\d{1,2})(?:-(\d{1,2})(?:[ T](?:(\d{1,2}):(\d{1,2})(?::(\d{1,2})(?:\.(\d{1,9}))?)?\s*([A-Za-z+-][A-Za-z0-9_/+:-]*)?)?)?)?)?$/.exec(s.trim());
-  if (!m) return null;
+  if (!m) return ntz || nowMs === undefined ? null : parseTimeOfToday(s, nowMs);
   const [, y, mo = '1', d = '1', h = '0', mi = '0', sec = '0', frac = '', written] = m;
   if (Number(h) > 23 || Number(mi) > 59 || Number(sec) > 59) return null;
   // Reject impossible dates such as 2024-02-31 (Date.UTC would roll them over).
@@ -566,10 +566,38 @@ export function parseTimestampLiteral(s: string, ntz = false, refuseZone = false
   const us = Number((frac + '000000').slice(0, 6));
   const t = utc(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(sec), Math.floor(us / 1000));
   if (Number.isNaN(t)) return null;
+  return inZone(t, us, zone);
+}
+
+/**
+ * A time without a date (`10:11:12`, `T10:11`, `10:11:12.5 UTC`), which Spark's stringToTimestamp
+ * reads as that time of the current date in the string's zone, or else the session's (UTC): the
+ * current date here is the batch's (`nowMs`, offsets/N's batchTimestampMs, as current_date()
+ * reads it), so a re-run batch reads the same timestamp. Spark's TIMESTAMP_NTZ reads none.
+ */
+function parseTimeOfToday(s: string, nowMs: number): number | null {
+  const m = /^T?(\d{1,2}):(\d{1,2})(?::(\d{1,2})(?:\.(\d{1,9}))?)?\s*([A-Za-z+-][A-Za-z0-9_/+:-]*)?$/.exec(s.trim());
+  if (!m) return null;
+  const [, h, mi, sec = '0', frac = '', written] = m;
+  if (Number(h) > 23 || Number(mi) > 59 || Number(sec) > 59) return null;
+  let offset = 0;
+  if (written !== undefined) {
+    const z = zoneOf(zoneId(written));
+    if (z === null) return null;
+    offset = offsetAt(z, nowMs);
+  }
+  const us = Number((frac + '000000').slice(0, 6));
+  const t = dateFromTimestamp(nowMs + offset) * DAY_MS + Number(h) * 3_600_000 + Number(mi) * 60_000 + Number(sec) * 1000 + Math.floor(us / 1000);
+  return inZone(t, us, written);
+}
+
+// Spark's getZoneId: (+|-)h:mm and (+|-)hh:m read as (+|-)hh:mm.
+const zoneId = (written: string) => written.replace(/^([+-])(\d):/, '$10$2:').replace(/^([+-]\d\d):(\d)$/, '$1:0$2');
+
+/** The instant of the wall-clock time `t` (ms, as if UTC) and its microseconds `us` in the written zone (none: UTC). */
+function inZone(t: number, us: number, zone: string | undefined): number | null {
   if (zone === undefined) return timestampOf(t, us % 1000);
-  // Spark's getZoneId: (+|-)h:mm and (+|-)hh:m read as (+|-)hh:mm.
-  const id = zone.replace(/^([+-])(\d):/, '$10$2:').replace(/^([+-]\d\d):(\d)$/, '$1:0$2');
-  const z = zoneOf(id);
+  const z = zoneOf(zoneId(zone));
   if (z === null) return null;
   const instant = fromWallClock(z, t);
   // Java's ZoneOffset takes no offset past ±18:00.

@@ -107,7 +107,13 @@ function convert(c: CompiledExpr, to: ExprType, dec?: DecimalType): CompiledExpr
     const ts = dec!.scale;
     return { type: to, decimal: dec, eval: (r, x) => { const v = get(r, x); return v === null ? null : rescale(v as bigint, fs, ts); } };
   }
+  if (from === 'string' && to === 'timestamp') return stringToTimestamp(get);
   return { type: to, ...(dec ? { decimal: dec } : {}), eval: (r, x) => castValue(get(r, x), from, to as never, fromDec, dec) };
+}
+
+/** A string cast to a TIMESTAMP: a time without a date is that time of the batch's date (see parseTimestampLiteral). */
+function stringToTimestamp(get: CompiledExpr['eval']): CompiledExpr {
+  return { type: 'timestamp', eval: (r, x) => { const v = get(r, x); return v === null ? null : parseTimestampLiteral(String(v), false, false, x.batchTimestampMs); } };
 }
 
 /**
@@ -878,6 +884,7 @@ class ExpressionCompiler implements LambdaCompiler {
       const fields = a.interval ?? fullRange(from);
       return { type: 'string', eval: (r, c) => { const v = a.eval(r, c); return v === null ? null : formatInterval(from, v, fields); } };
     }
+    if (from === 'string' && to === 'timestamp') return stringToTimestamp(a.eval);
     return { type: to, ...(toDec ? { decimal: toDec } : {}), eval: (r, c) => castValue(a.eval(r, c), from, to, fromDec, toDec) };
   }
 

@@ -42,7 +42,6 @@ const WHY = {
   legacyParserCheck: "Spark answers NULL; Weir's stand-in for Spark 2's parser (the check behind INCONSISTENT_BEHAVIOR_CROSS_VERSION.PARSE_DATETIME_BY_NEW_PARSER) reads the text and raises that error",
   schemaTypeClass: "refused with UNSUPPORTED_DATATYPE (the type it does not know); this Spark reported the PARSE_SYNTAX_ERROR of its first reading of the schema",
   wrongNumArgsClass: "refused with WRONG_NUM_ARGS.WITHOUT_SUGGESTION, the class Weir gives every wrong arity; this copy's Spark gave WRONG_NUM_ARGS",
-  timeOnlyText: "a time without a date ('10:11:12') casts in Spark to that time of the session's current date; Weir's cast is a function of its text alone, needs the date, and answers NULL",
   farTimestamp: "a TIMESTAMP before 1691 (or after 2248) keeps its microseconds only to within a few: Weir's is epoch milliseconds in a double",
   setOperationLegacyClass: "refused with INCOMPATIBLE_COLUMN_TYPE or NUM_COLUMNS_MISMATCH, the classes a later Spark gives (its analyzer-results for INTERSECT ALL and EXCEPT ALL); this copy's Spark 3.4 gave _LEGACY_ERROR_TEMP_2430 and _LEGACY_ERROR_TEMP_2429",
   setOperationNoClass: "refused with INCOMPATIBLE_COLUMN_TYPE or NUM_COLUMNS_MISMATCH, the classes a later Spark gives (its analyzer-results for EXCEPT ALL); this copy's Spark 3.0 printed its message (ExceptAll can only be performed on …) without a class",
@@ -346,9 +345,6 @@ const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> 
   },
   ilike: {},
   implicitTypeCasts: {
-    "SELECT hour( '10:11:12') FROM t": WHY.timeOnlyText,
-    "SELECT minute( '10:11:12') FROM t": WHY.timeOnlyText,
-    "SELECT second( '10:11:12') FROM t": WHY.timeOnlyText,
   },
   inConversion: {
     "SELECT cast(1 as tinyint) in (cast('1' as binary)) FROM t": WHY.inNoErrorClass,

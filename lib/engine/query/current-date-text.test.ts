@@ -1,0 +1,36 @@
+/**
+ * Text whose value Spark takes from the session's current date: a time without a date cast to a
+ * TIMESTAMP. Weir's current date is the batch's (offsets/N's batchTimestampMs, as current_date()
+ * reads it), so a batch that runs again reads the same values.
+ */
+import { describe, expect, it } from 'vitest';
+import type { Row } from '../types';
+import { compileStreamingQuery } from './streaming-query';
+import type { StreamingRelation } from './logical-plan';
+
+const rel: StreamingRelation = { kind: 'StreamingRelation', sourceName: 'events', schema: [{ name: 's', type: 'string' }], watermarkDelayMs: 0 };
+
+async function run(sql: string, batchTimestampMs: number, input: Row[] = [{ s: null }]): Promise<Row[]> {
+  const q = compileStreamingQuery(sql, rel);
+  let out = input;
+  for (const op of q.operators) out = await op.execute(out, { batchId: 0, batchWatermarkMs: 0, batchTimestampMs });
+  return out;
+}
+
+const BATCH = Date.UTC(2026, 11, 7, 23, 30);
+
+describe("a time without a date is that time of the batch's date", () => {
+  it('cast to a TIMESTAMP, implicitly by hour(), minute() and second(), or explicitly', async () => {
+    const [row] = await run("SELECT hour('10:11:12') AS h, minute('10:11:12') AS m, second('10:11:12') AS sec, CAST('10:11:12' AS TIMESTAMP) AS t, CAST('10:11 +02:00' AS TIMESTAMP) AS z FROM events", BATCH);
+    expect(row).toEqual({ h: 10, m: 11, sec: 12, t: Date.UTC(2026, 11, 7, 10, 11, 12), z: Date.UTC(2026, 11, 8, 8, 11) });
+  });
+
+  it("a column's text too, and the same on a re-run of the batch", async () => {
+    const sql = 'SELECT CAST(s AS TIMESTAMP) AS t, s < current_timestamp() AS before FROM events';
+    const input = [{ s: '10:11:12.5' }, { s: '2024-01-02 03:04:05' }];
+    const first = await run(sql, BATCH, input);
+    expect(first).toEqual([{ t: Date.UTC(2026, 11, 7, 10, 11, 12, 500), before: true }, { t: Date.UTC(2024, 0, 2, 3, 4, 5), before: true }]);
+    expect(await run(sql, BATCH, input)).toEqual(first);
+    expect((await run(sql, Date.UTC(2027, 0, 1), input))[0].t).toBe(Date.UTC(2027, 0, 1, 10, 11, 12, 500));
+  });
+});
