@@ -13,6 +13,7 @@ import { fitsLong, INTEGRAL_BITS, toLong, wrapToWidth } from './long';
 import { METADATA_COLUMN, structFieldName, type BinaryOp, type Expr, type SqlPosition, type SqlType } from './expression';
 import type { DataType } from './parser/data-type';
 import { sql as dataTypeSql } from './parser/data-type';
+import { specialDatetimeValue, type SpecialDatetimeValue } from './parser/literals';
 import type { DecimalValue, Expression, LogicalPlan as UnresolvedPlan, Position } from './parser/unresolved-plan';
 import { notSupportedYet, SqlValidationError } from './sql-error';
 import { unsupportedSyntax, WITHIN_GROUP_NAMES } from './within-group';
@@ -479,10 +480,17 @@ export class ExpressionBuilder {
       case 'binary':
         return { kind: 'literal', value: Buffer.from(e.value as Uint8Array), type: 'binary', pos };
       case 'date':
+        if (typeof e.value === 'string') return currentDateOffset(e.value as SpecialDatetimeValue, pos);
         return { kind: 'literal', value: e.value, type: 'date', pos };
       case 'timestamp': case 'timestamp_ntz': {
         const ntz = t.kind === 'timestamp_ntz';
+        const special = specialDatetimeValue(String(e.value));
+        if (special !== undefined && special !== 'epoch') return specialTimestamp(special, ntz, pos);
         const ms = parseTimestampLiteral(String(e.value), ntz);
+        // A time without a date: that time of the batch's date, as the cast reads it at run time.
+        if (ms === null && !ntz && parseTimestampLiteral(String(e.value), false, false, 0) !== null) {
+          return { kind: 'cast', arg: { kind: 'literal', value: String(e.value), type: 'string', pos }, to: 'timestamp', pos };
+        }
         if (ms === null) throw new SqlValidationError(`Invalid ${ntz ? 'TIMESTAMP_NTZ' : 'TIMESTAMP'} literal '${String(e.value)}'; use 'YYYY-MM-DD HH:MM:SS'${ntz ? '' : ' (UTC)'}`, pos, `${ntz ? 'TIMESTAMP_NTZ' : 'TIMESTAMP'} literal`, 'INVALID_TYPED_LITERAL');
         return { kind: 'literal', value: ms, type: 'timestamp', ...(ntz ? { ntz: true as const } : {}), pos };
       }
@@ -541,6 +549,29 @@ function windowSpecText(text: string): string {
     else if (depth === 0 && /[\s)]/.test(text[i - 1] ?? '') && /^OVER\b/i.test(text.slice(i, i + 5))) return text.slice(i + 4).trim();
   }
   return '';
+}
+
+/**
+ * Spark's special DATE values (convertSpecialDate), which its parser makes a literal of the
+ * session's current date: Weir's current date is the batch's (current_date(), offsets/N's
+ * batchTimestampMs), which validation does not know and a re-run of the batch reads again.
+ */
+function currentDateOffset(value: SpecialDatetimeValue, pos: SqlPosition | undefined): Expr {
+  const today: Expr = { kind: 'call', name: 'current_date', args: [], pos };
+  const days = value === 'tomorrow' ? 1 : value === 'yesterday' ? -1 : 0;
+  return days === 0 ? today : { kind: 'call', name: 'date_add', args: [today, { kind: 'literal', value: days, type: 'long', integral: 32, pos }], pos };
+}
+
+/**
+ * Spark's special TIMESTAMP values (convertSpecialTimestamp[NTZ]) but epoch: `now` the batch's
+ * timestamp (current_timestamp()), `today`, `tomorrow` and `yesterday` the start of that day
+ * (the session's zone, UTC, so a TIMESTAMP_NTZ's the same).
+ */
+function specialTimestamp(value: Exclude<SpecialDatetimeValue, 'epoch'>, ntz: boolean, pos: SqlPosition | undefined): Expr {
+  const ts: Expr = value === 'now'
+    ? { kind: 'call', name: 'current_timestamp', args: [], pos }
+    : { kind: 'cast', arg: currentDateOffset(value, pos), to: 'timestamp', pos };
+  return ntz ? { kind: 'cast', arg: ts, to: 'timestamp', ntz: true, pos } : ts;
 }
 
 /**

@@ -104,6 +104,21 @@ describe('typed literals', () => {
     expect(errorOf("DATE '2024-02-30'").message).toBe(`[INVALID_TYPED_LITERAL] The value of the typed literal "DATE" is invalid: '2024-02-30'. (line 1, column 1)`);
   });
 
+  it("Spark's special date and timestamp values: epoch a constant, the rest kept as their word", () => {
+    expect(typed("DATE 'epoch'")).toEqual([0, 'date']);
+    expect(typed("DATE ' Today '")).toEqual(['today', 'date']);
+    expect(typed("DATE 'tomorrow UTC'")).toEqual(['tomorrow', 'date']);
+    expect(typed("TIMESTAMP 'EPOCH'")).toEqual(['1970-01-01 00:00:00', 'timestamp']);
+    expect(typed("TIMESTAMP 'now'")).toEqual(['now', 'timestamp']);
+    expect(typed("TIMESTAMP_NTZ 'yesterday'")).toEqual(['yesterday', 'timestamp_ntz']);
+    // A time without a date is a TIMESTAMP's (of the current date), not a TIMESTAMP_NTZ's.
+    expect(typed("TIMESTAMP '10:11:12.5'")).toEqual(['10:11:12.5', 'timestamp']);
+    // Spark's extractSpecialValue: no zone after now, a zone it resolves after the rest.
+    for (const bad of ["TIMESTAMP 'now UTC'", "DATE 'today Mars/Olympus'", "DATE 'todays'", "TIMESTAMP_NTZ '10:11:12'", "DATE 'noon'"]) {
+      expect(errorOf(bad).errorClass, bad).toBe('INVALID_TYPED_LITERAL');
+    }
+  });
+
   it('intervals are ANSI intervals (Spark 3.2+ default)', () => {
     const day = 86_400_000_000n;
     expect(typed('INTERVAL 1 DAY')).toEqual([day, 'interval day']);
