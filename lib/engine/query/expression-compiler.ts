@@ -518,8 +518,9 @@ export function compileExpression(e: Expr, schema: Schema, types?: Map<Expr, Typ
 /** The type several values unify to (unifyAll), which each of them is read as. */
 function unifiedType(u: NonNullable<ReturnType<typeof unifyAll>>): TypeInfo {
   if (u.complex) return u.complex;
-  // Intervals of one kind widen to the fields that hold them all (Spark's wider interval type).
-  const interval = isInterval(u.type) ? widestFields(u.type, u.values) : undefined;
+  // Intervals of one kind widen to the fields that hold them all (Spark's wider interval type); a
+  // NULL among them widens to theirs (findWiderTypeForTwo of NullType and an INTERVAL MONTH).
+  const interval = isInterval(u.type) ? widestFields(u.type, u.values.filter((v) => v.type === u.type)) : undefined;
   return { type: u.type, ...(u.decimal ? { decimal: u.decimal } : {}), ...(u.integral ? { integral: u.integral } : {}), ...(u.float32 ? { float32: u.float32 } : {}), ...(u.ntz ? { ntz: u.ntz } : {}), ...(interval ? { interval } : {}) };
 }
 
