@@ -19,7 +19,7 @@ import { unsupportedSyntax, WITHIN_GROUP_NAMES } from './within-group';
 import { fieldOfDataType } from './data-types';
 import { someExpression } from './parser/expression-tree';
 import { positionalArguments } from './named-arguments';
-import { writtenColumnName } from './column-names';
+import { sideColumnName, writtenColumnName } from './column-names';
 
 /** 1-based line and column of a front-end position (what errors and `explain` carry). */
 export function lineColumn(pos: Position | undefined): SqlPosition | undefined {
@@ -187,7 +187,9 @@ export class ExpressionBuilder {
     private readonly sql: string,
   ) {
     for (const [qualifier, columns] of scope.sides ?? []) {
-      for (const [name, column] of columns) {
+      // A name two sides of one qualifier have is the later side's under a key of its own (sidesByQualifier).
+      for (const [key, column] of columns) {
+        const name = sideColumnName(key, column);
         if (!this.unqualified.has(name)) this.unqualified.set(name, new Set());
         this.unqualified.get(name)!.add(column);
         if (column.toLowerCase() !== name) this.written.set(column, column.slice(column.length - name.length));
@@ -407,8 +409,12 @@ export class ExpressionBuilder {
     let rest = parts;
     const side = parts.length > 1 ? this.scope.sides?.get(parts[0].toLowerCase()) : undefined;
     if (side) {
-      const repeats = [...side.values()].filter((c) => c !== writtenColumnName(c) && writtenColumnName(c).toLowerCase() === parts[1].toLowerCase());
-      if (repeats.length) throw ambiguousReference(parts[1], [side.get(parts[1].toLowerCase()) ?? parts[1], ...repeats].map(writtenColumnName), pos);
+      const name = parts[1].toLowerCase();
+      const repeats = [...side.values()].filter((c) => c !== writtenColumnName(c) && writtenColumnName(c).toLowerCase() === name);
+      if (repeats.length) throw ambiguousReference(parts[1], [side.get(name) ?? parts[1], ...repeats].map(writtenColumnName), pos);
+      // Two sides of the qualifier's name that both have the column (`t.a` of `t JOIN t`): Spark names each `t`.`a`.
+      const sameNamed = [...side].filter(([k, c]) => k !== name && sideColumnName(k, c) === name).map(([, c]) => c);
+      if (sameNamed.length) throw ambiguousReference(parts[1], [side.get(name)!, ...sameNamed].map((c) => this.qualified.get(c) ?? writtenColumnName(c)), pos);
       rest = [side.get(parts[1].toLowerCase()) ?? parts[1], ...parts.slice(2)];
     } else {
       if (parts.length > 1 && this.scope.qualifiers.has(parts[0].toLowerCase())) rest = parts.slice(1);

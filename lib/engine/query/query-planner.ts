@@ -16,7 +16,7 @@ import { unsupportedOperation } from '../errors';
 import type { Expr, SqlPosition } from './expression';
 import { exprToString } from './expression';
 import { compileExpression, typeOfCompiled, unresolvedColumn, widenSetOperationColumn, widerTypeWithoutStringPromotion } from './expression-compiler';
-import { duplicateColumn, writtenColumnName } from './column-names';
+import { duplicateColumn, sideColumnName, writtenColumnName } from './column-names';
 import { ExpressionBuilder, lineColumn, type Scope } from './expression-builder';
 import { generatorOutput, GENERATORS, TABLE_FUNCTIONS } from './generators';
 import { children, firstStreamingRelation, isDeterministicPlan, relationOutput, type LogicalPlan, type NamedExpr, type ScalarSubquery, type StreamingRelation } from './logical-plan';
@@ -1872,7 +1872,7 @@ class QueryPlanner {
     const side = e.target && scope?.sides?.get(e.target[0].toLowerCase());
     // A join's row names a column two sides share by its side (`a.value`): its written name is the side's.
     const written = new Map<string, string>();
-    for (const columns of scope?.sides?.values() ?? []) for (const [name, column] of columns) if (!written.has(column)) written.set(column, name);
+    for (const columns of scope?.sides?.values() ?? []) for (const [name, column] of columns) if (!written.has(column)) written.set(column, sideColumnName(name, column));
     const columns = (side ? [...side.values()] : inputSchema.map((f) => f.name)).filter((c) => !c.startsWith(HIDDEN_SCALAR_SUBQUERY) && !c.startsWith(WINDOW_COLUMN_PREFIX))
       .map((column): StarColumn => ({ column, path: [], name: written.get(column) ?? column, type: inputSchema.find((f) => f.name === column) }));
     if (!e.except) return columns;

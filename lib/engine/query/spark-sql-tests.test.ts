@@ -61,7 +61,6 @@ const WHY = {
   multiValueSubqueryClass: "this copy's Spark (3.4/3.5) named a scalar subquery of several rows MULTI_VALUE_SUBQUERY_ERROR; Spark 4 renamed it SCALAR_SUBQUERY_TOO_MANY_ROWS, the class Weir gives",
   subqueryInGroupBy: "a correlated EXISTS subquery in GROUP BY is refused as not supported: Weir writes EXISTS and IN outside WHERE's conjuncts as the counts that decide them, and joins a correlated count for the select list, WHERE and an aggregate's FILTER, not for a grouping expression (an uncorrelated one is grouped by); Spark groups by its existence join's column",
   inSubqueryNullValue: "an IN subquery in GROUP BY over the table the query reads, both unaliased (GROUP BY a, b IN (SELECT a FROM testData)), is refused as not supported: inside the count IN is written as, the value testData.b would be the subquery's own row's b, so Weir answers such an IN over the subquery's rows, which a grouping expression does not take yet; Spark groups by it",
-  sameNameJoin: "a join of two relations of one name (a CTE and a subquery aliased alike) is refused as a self-join that needs an alias per side; Spark joins them and refuses the qualified same_name.x as ambiguous (AMBIGUOUS_REFERENCE)",
   ansiFractionOfSecond: "Spark 4's default ANSI mode (this file has no ANSI-off results) raises INVALID_FRACTION_OF_SECOND for 60 seconds with a fraction; Weir's SQL is ANSI off and answers NULL, as make_timestamp does in the ANSI-off timestamp.sql.out",
   removedExtractField: "Spark 3.0's preview answer; Spark 3.0.0 took MILLENNIUM, CENTURY, DECADE and ISODOW out of date_part and EXTRACT (DatePart.parseExtractField) and refuses them (INVALID_EXTRACT_FIELD), as Weir does",
   postgresDow: "Spark 3.0's preview answer (DOW counted from Sunday as 0, PostgreSQL's); Spark 3.0.0+ makes DOW DAYOFWEEK (Sunday 1), as Weir does",
@@ -519,7 +518,6 @@ const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> 
   count: {
   },
   cte: {
-    "WITH same_name(x) AS (SELECT 42)\nSELECT same_name.x FROM (SELECT 10) AS same_name(x), same_name": WHY.sameNameJoin,
   },
   "cte-nested": {
   },
