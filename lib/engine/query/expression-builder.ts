@@ -292,7 +292,8 @@ export class ExpressionBuilder {
       case 'IsNotNull':
         return { kind: 'isNull', arg: this.build(e.child), negated: e.kind === 'IsNotNull', pos };
       case 'In':
-        return { kind: 'in', arg: this.build(e.value), list: e.list.map((x) => this.build(x)), negated: false, pos };
+        // A star in the list is its columns where the builder expands one, as Spark's ResolveReferences expands In's list.
+        return { kind: 'in', arg: this.build(e.value), list: e.list.flatMap((x) => this.argument(x)), negated: false, pos };
       case 'Between':
         return { kind: 'between', arg: this.build(e.value), low: this.build(e.lower), high: this.build(e.upper), negated: false, pos };
       case 'Like':
@@ -343,7 +344,8 @@ export class ExpressionBuilder {
       case 'GroupingAnalytics':
         throw new SqlValidationError('CUBE, ROLLUP and GROUPING SETS are only allowed in GROUP BY', pos, 'GROUP BY');
       case 'UnresolvedStar':
-        throw new SqlValidationError('* is only allowed as a whole select item (or as count(*))', pos, '*');
+        // Spark's ResolveReferences expands a star as a select item, and in a function's arguments or IN's list in the select list or WHERE; anywhere else it stays and fails.
+        throw new SqlValidationError("Invalid usage of '*': a star is only allowed as a select item, or as a function's argument or in IN's list in the select list or WHERE", pos, '*', 'INVALID_USAGE_OF_STAR_OR_REGEX');
       case 'Alias':
       case 'MultiAlias':
         throw new SqlValidationError('An alias (AS name) is only allowed on a select item', pos, 'AS');

@@ -771,6 +771,8 @@ class QueryPlanner {
       if (lv.qualifier) qualifiers.push(lv.qualifier);
     }
     const builder = this.builder(qualifiers, schema, from.scope);
+    // A star in WHERE's calls (coalesce(*), 4 IN (*)) is the input's columns, as Spark's ResolveReferences expands a Filter's.
+    builder.expandStar = (star) => this.starExprs(star, qualifiers, schema, from.scope);
     const windowIn = where && this.batchSelect ? someExpression(where, (x) => x.kind === 'UnresolvedWindowExpression') : false;
     if (windowIn) throw new SqlValidationError('It is not allowed to use window functions inside WHERE clause. Compute it in a subquery and filter on its column', lineColumn(where!.pos), 'WHERE', '_LEGACY_ERROR_TEMP_1034');
     if (where) {

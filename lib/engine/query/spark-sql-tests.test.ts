@@ -113,7 +113,6 @@ const WHY = {
   modeTie: "values tie for the most frequent (each once): Weir's mode gives the least of them, as Spark 4's mode(x, true); Spark's mode(x) returns any of them, here the first its hash map yields",
   modeOfMap: "mode of a MAP is refused (Weir counts values by their text and a map has no equality); Spark 4 counts maps (and mode(x, true) fails ordering them, _LEGACY_ERROR_TEMP_2005)",
   parenthesizedStar: "(*) is Spark 4's struct of the columns (named_struct(c1, c1, …)) unless spark.sql.legacy.ignoreParenthesesAroundStar is set; Weir reads it as *, its columns, as Spark 3.5 did",
-  starOutsideSelectCall: "a star in IN's list (5 IN (*)) or in a call outside the select list (WHERE coalesce(*) = 1) is refused (* is only allowed as a whole select item or as count(*)): Weir expands a star inside a select item's call (coalesce(*), array(*)) only",
   lateralSubquery: "a LATERAL subquery whose select list expands a star of the relation before it (LATERAL (SELECT v1.*), COALESCE(v1.*)) is refused with CANNOT_RESOLVE_STAR_EXPAND: Weir expands a star over the subquery's own FROM only, while Spark expands it into outer references",
   inverseDistributionClass: "refused with INVALID_WITHIN_GROUP_EXPRESSION.…, Spark 4's class (renamed as listagg came to take WITHIN GROUP too); this copy's Spark named it INVALID_INVERSE_DISTRIBUTION_FUNCTION.…",
   voidAggregate: "an aggregate of a column of NULLs (VOID) is typed STRING in Weir's aggregation output; Spark keeps VOID: the values agree, the column's type does not",
@@ -884,10 +883,6 @@ const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> 
     "SELECT DISTINCT(*) FROM v1": WHY.voidGroupingKey,
     "SELECT T.* FROM v1, LATERAL (SELECT  v1.*) AS T(c1, c2, c3, c4, c5)": WHY.lateralSubquery,
     "SELECT T.* FROM v1, LATERAL (SELECT  COALESCE(v1.*)) AS T(x)": WHY.lateralSubquery,
-    "SELECT 5 IN (*) FROM v1": WHY.starOutsideSelectCall,
-    "SELECT 1 FROM v1 WHERE coalesce(*) = 1": WHY.starOutsideSelectCall,
-    "SELECT 1 FROM v1 WHERE array(*) = array(1, 2, NULL, 4, 5)": WHY.starOutsideSelectCall,
-    "SELECT 1 FROM v1 WHERE 4 IN (*)": WHY.starOutsideSelectCall,
     "SELECT (*) FROM v1": WHY.parenthesizedStar,
   },
   "named-function-arguments": {
