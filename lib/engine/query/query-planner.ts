@@ -238,11 +238,21 @@ function namedRelation(u: UnresolvedPlan): { table: string; qualifier: string } 
   return { table, qualifier: alias ?? table };
 }
 
-/** The qualifiers FROM's relations are read by (its joins' sides, not inside a subquery), lower-cased. */
+/**
+ * FROM's relations (its joins' sides, not inside a subquery), in order, each with the qualifier
+ * its columns are read by: a relation by name with its name (namedRelation), an aliased subquery
+ * without one.
+ */
+function fromLeaves(u: UnresolvedPlan): { table?: string; qualifier: string }[] {
+  if (u.kind === 'Join') return [...fromLeaves(u.left), ...fromLeaves(u.right)];
+  const named = namedRelation(u);
+  if (named) return [named];
+  return u.kind === 'SubqueryAlias' ? [{ qualifier: u.alias }] : [];
+}
+
+/** The qualifiers FROM's relations are read by, lower-cased. */
 function fromQualifiers(u: UnresolvedPlan): Set<string> {
-  if (u.kind === 'Join') return new Set([...fromQualifiers(u.left), ...fromQualifiers(u.right)]);
-  const q = namedRelation(u)?.qualifier ?? (u.kind === 'SubqueryAlias' ? u.alias : undefined);
-  return new Set(q === undefined ? [] : [q.toLowerCase()]);
+  return new Set(fromLeaves(u).map((l) => l.qualifier.toLowerCase()));
 }
 
 /**
@@ -1357,22 +1367,14 @@ class QueryPlanner {
    * reads the outer row where it is put inside a subquery over a table of a column of that name.
    */
   private outerQualified(e: Expression, from: UnresolvedPlan): Expression {
-    const owners: { qualifier: string; columns: Schema }[] = [];
-    const leaves = (u: UnresolvedPlan) => {
-      if (u.kind === 'Join') {
-        leaves(u.left);
-        leaves(u.right);
-        return;
-      }
-      const t = namedRelation(u);
-      if (!t) return;
-      const cte = this.ctes.get(t.table.toLowerCase());
-      const relation = !cte ? this.relations.find((r) => r.sourceName.toLowerCase() === t.table.toLowerCase()) : undefined;
-      const table = !cte ? this.staticTables.find((x) => x.name.toLowerCase() === t.table.toLowerCase()) : undefined;
+    const owners = fromLeaves(from).flatMap(({ table: name, qualifier }) => {
+      if (name === undefined) return [];
+      const cte = this.ctes.get(name.toLowerCase());
+      const relation = !cte ? this.relations.find((r) => r.sourceName.toLowerCase() === name.toLowerCase()) : undefined;
+      const table = !cte ? this.staticTables.find((x) => x.name.toLowerCase() === name.toLowerCase()) : undefined;
       const columns = cte ? this.resolved(cte).output : relation ? relationOutput(relation) : table?.schema;
-      if (columns) owners.push({ qualifier: t.qualifier, columns });
-    };
-    leaves(from);
+      return columns ? [{ qualifier, columns }] : [];
+    });
     return mapExpression(e, (x) => {
       if (x.kind !== 'UnresolvedAttribute' || x.nameParts.length !== 1) return undefined;
       const owner = owners.find((o) => o.columns.some((f) => f.name.toLowerCase() === x.nameParts[0].toLowerCase()));
