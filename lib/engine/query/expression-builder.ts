@@ -20,7 +20,7 @@ import { unsupportedSyntax, WITHIN_GROUP_NAMES } from './within-group';
 import { fieldOfDataType } from './data-types';
 import { someExpression } from './parser/expression-tree';
 import { positionalArguments } from './named-arguments';
-import { writtenColumnName } from './column-names';
+import { sideColumnName, writtenColumnName } from './column-names';
 
 /** 1-based line and column of a front-end position (what errors and `explain` carry). */
 export function lineColumn(pos: Position | undefined): SqlPosition | undefined {
@@ -188,7 +188,9 @@ export class ExpressionBuilder {
     private readonly sql: string,
   ) {
     for (const [qualifier, columns] of scope.sides ?? []) {
-      for (const [name, column] of columns) {
+      // A name two sides of one qualifier have is the later side's under a key of its own (sidesByQualifier).
+      for (const [key, column] of columns) {
+        const name = sideColumnName(key, column);
         if (!this.unqualified.has(name)) this.unqualified.set(name, new Set());
         this.unqualified.get(name)!.add(column);
         if (column.toLowerCase() !== name) this.written.set(column, column.slice(column.length - name.length));
@@ -291,7 +293,8 @@ export class ExpressionBuilder {
       case 'IsNotNull':
         return { kind: 'isNull', arg: this.build(e.child), negated: e.kind === 'IsNotNull', pos };
       case 'In':
-        return { kind: 'in', arg: this.build(e.value), list: e.list.map((x) => this.build(x)), negated: false, pos };
+        // A star in the list is its columns where the builder expands one, as Spark's ResolveReferences expands In's list.
+        return { kind: 'in', arg: this.build(e.value), list: e.list.flatMap((x) => this.argument(x)), negated: false, pos };
       case 'Between':
         return { kind: 'between', arg: this.build(e.value), low: this.build(e.lower), high: this.build(e.upper), negated: false, pos };
       case 'Like':
@@ -342,7 +345,8 @@ export class ExpressionBuilder {
       case 'GroupingAnalytics':
         throw new SqlValidationError('CUBE, ROLLUP and GROUPING SETS are only allowed in GROUP BY', pos, 'GROUP BY');
       case 'UnresolvedStar':
-        throw new SqlValidationError('* is only allowed as a whole select item (or as count(*))', pos, '*');
+        // Spark's ResolveReferences expands a star as a select item, and in a function's arguments or IN's list in the select list or WHERE; anywhere else it stays and fails.
+        throw new SqlValidationError("Invalid usage of '*': a star is only allowed as a select item, or as a function's argument or in IN's list in the select list or WHERE", pos, '*', 'INVALID_USAGE_OF_STAR_OR_REGEX');
       case 'Alias':
       case 'MultiAlias':
         throw new SqlValidationError('An alias (AS name) is only allowed on a select item', pos, 'AS');
@@ -408,8 +412,12 @@ export class ExpressionBuilder {
     let rest = parts;
     const side = parts.length > 1 ? this.scope.sides?.get(parts[0].toLowerCase()) : undefined;
     if (side) {
-      const repeats = [...side.values()].filter((c) => c !== writtenColumnName(c) && writtenColumnName(c).toLowerCase() === parts[1].toLowerCase());
-      if (repeats.length) throw ambiguousReference(parts[1], [side.get(parts[1].toLowerCase()) ?? parts[1], ...repeats].map(writtenColumnName), pos);
+      const name = parts[1].toLowerCase();
+      const repeats = [...side.values()].filter((c) => c !== writtenColumnName(c) && writtenColumnName(c).toLowerCase() === name);
+      if (repeats.length) throw ambiguousReference(parts[1], [side.get(name) ?? parts[1], ...repeats].map(writtenColumnName), pos);
+      // Two sides of the qualifier's name that both have the column (`t.a` of `t JOIN t`): Spark names each `t`.`a`.
+      const sameNamed = [...side].filter(([k, c]) => k !== name && sideColumnName(k, c) === name).map(([, c]) => c);
+      if (sameNamed.length) throw ambiguousReference(parts[1], [side.get(name)!, ...sameNamed].map((c) => this.qualified.get(c) ?? writtenColumnName(c)), pos);
       rest = [side.get(parts[1].toLowerCase()) ?? parts[1], ...parts.slice(2)];
     } else {
       if (parts.length > 1 && this.scope.qualifiers.has(parts[0].toLowerCase())) rest = parts.slice(1);
