@@ -16,7 +16,7 @@ import { unsupportedOperation } from '../errors';
 import type { Expr, SqlPosition } from './expression';
 import { exprToString } from './expression';
 import { compileExpression, typeOfCompiled, unresolvedColumn, widenSetOperationColumn, widerTypeWithoutStringPromotion } from './expression-compiler';
-import { duplicateColumn, writtenColumnName } from './column-names';
+import { duplicateColumn, sideColumnName, writtenColumnName } from './column-names';
 import { ExpressionBuilder, lineColumn, type Scope } from './expression-builder';
 import { generatorOutput, GENERATORS, TABLE_FUNCTIONS } from './generators';
 import { children, firstStreamingRelation, isDeterministicPlan, relationOutput, type LogicalPlan, type NamedExpr, type ScalarSubquery, type StreamingRelation } from './logical-plan';
@@ -238,11 +238,21 @@ function namedRelation(u: UnresolvedPlan): { table: string; qualifier: string } 
   return { table, qualifier: alias ?? table };
 }
 
-/** The qualifiers FROM's relations are read by (its joins' sides, not inside a subquery), lower-cased. */
+/**
+ * FROM's relations (its joins' sides, not inside a subquery), in order, each with the qualifier
+ * its columns are read by: a relation by name with its name (namedRelation), an aliased subquery
+ * without one.
+ */
+function fromLeaves(u: UnresolvedPlan): { table?: string; qualifier: string }[] {
+  if (u.kind === 'Join') return [...fromLeaves(u.left), ...fromLeaves(u.right)];
+  const named = namedRelation(u);
+  if (named) return [named];
+  return u.kind === 'SubqueryAlias' ? [{ qualifier: u.alias }] : [];
+}
+
+/** The qualifiers FROM's relations are read by, lower-cased. */
 function fromQualifiers(u: UnresolvedPlan): Set<string> {
-  if (u.kind === 'Join') return new Set([...fromQualifiers(u.left), ...fromQualifiers(u.right)]);
-  const q = namedRelation(u)?.qualifier ?? (u.kind === 'SubqueryAlias' ? u.alias : undefined);
-  return new Set(q === undefined ? [] : [q.toLowerCase()]);
+  return new Set(fromLeaves(u).map((l) => l.qualifier.toLowerCase()));
 }
 
 /**
@@ -771,6 +781,8 @@ class QueryPlanner {
       if (lv.qualifier) qualifiers.push(lv.qualifier);
     }
     const builder = this.builder(qualifiers, schema, from.scope);
+    // A star in WHERE's calls (coalesce(*), 4 IN (*)) is the input's columns, as Spark's ResolveReferences expands a Filter's.
+    builder.expandStar = (star) => this.starExprs(star, qualifiers, schema, from.scope);
     const windowIn = where && this.batchSelect ? someExpression(where, (x) => x.kind === 'UnresolvedWindowExpression') : false;
     if (windowIn) throw new SqlValidationError('It is not allowed to use window functions inside WHERE clause. Compute it in a subquery and filter on its column', lineColumn(where!.pos), 'WHERE', '_LEGACY_ERROR_TEMP_1034');
     if (where) {
@@ -1378,22 +1390,14 @@ class QueryPlanner {
    * reads the outer row where it is put inside a subquery over a table of a column of that name.
    */
   private outerQualified(e: Expression, from: UnresolvedPlan): Expression {
-    const owners: { qualifier: string; columns: Schema }[] = [];
-    const leaves = (u: UnresolvedPlan) => {
-      if (u.kind === 'Join') {
-        leaves(u.left);
-        leaves(u.right);
-        return;
-      }
-      const t = namedRelation(u);
-      if (!t) return;
-      const cte = this.ctes.get(t.table.toLowerCase());
-      const relation = !cte ? this.relations.find((r) => r.sourceName.toLowerCase() === t.table.toLowerCase()) : undefined;
-      const table = !cte ? this.staticTables.find((x) => x.name.toLowerCase() === t.table.toLowerCase()) : undefined;
+    const owners = fromLeaves(from).flatMap(({ table: name, qualifier }) => {
+      if (name === undefined) return [];
+      const cte = this.ctes.get(name.toLowerCase());
+      const relation = !cte ? this.relations.find((r) => r.sourceName.toLowerCase() === name.toLowerCase()) : undefined;
+      const table = !cte ? this.staticTables.find((x) => x.name.toLowerCase() === name.toLowerCase()) : undefined;
       const columns = cte ? this.resolved(cte).output : relation ? relationOutput(relation) : table?.schema;
-      if (columns) owners.push({ qualifier: t.qualifier, columns });
-    };
-    leaves(from);
+      return columns ? [{ qualifier, columns }] : [];
+    });
     return mapExpression(e, (x) => {
       if (x.kind !== 'UnresolvedAttribute' || x.nameParts.length !== 1) return undefined;
       const owner = owners.find((o) => o.columns.some((f) => f.name.toLowerCase() === x.nameParts[0].toLowerCase()));
@@ -1895,7 +1899,7 @@ class QueryPlanner {
     const side = e.target && scope?.sides?.get(e.target[0].toLowerCase());
     // A join's row names a column two sides share by its side (`a.value`): its written name is the side's.
     const written = new Map<string, string>();
-    for (const columns of scope?.sides?.values() ?? []) for (const [name, column] of columns) if (!written.has(column)) written.set(column, name);
+    for (const columns of scope?.sides?.values() ?? []) for (const [name, column] of columns) if (!written.has(column)) written.set(column, sideColumnName(name, column));
     const columns = (side ? [...side.values()] : inputSchema.map((f) => f.name)).filter((c) => !c.startsWith(HIDDEN_SCALAR_SUBQUERY) && !c.startsWith(WINDOW_COLUMN_PREFIX))
       .map((column): StarColumn => ({ column, path: [], name: written.get(column) ?? column, type: inputSchema.find((f) => f.name === column) }));
     if (!e.except) return columns;
