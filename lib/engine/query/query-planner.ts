@@ -17,7 +17,7 @@ import type { Expr, SqlPosition } from './expression';
 import { exprToString } from './expression';
 import { compileExpression, typeOfCompiled, unresolvedColumn, widenSetOperationColumn, widerTypeWithoutStringPromotion } from './expression-compiler';
 import { nondeterministicLateralSubquery } from './parser/lateral-subquery';
-import { DUPLICATE_COLUMN_MARK, duplicateColumn, writtenColumnName, writtenName } from './column-names';
+import { DUPLICATE_COLUMN_MARK, duplicateColumn, sideColumnName, writtenColumnName, writtenName } from './column-names';
 import { ExpressionBuilder, lineColumn, type Scope } from './expression-builder';
 import { generatorOutput, GENERATORS, TABLE_FUNCTIONS } from './generators';
 import { children, firstStreamingRelation, isDeterministicPlan, relationOutput, type LogicalPlan, type NamedExpr, type ScalarSubquery, type StreamingRelation } from './logical-plan';
@@ -32,7 +32,7 @@ import { BooleanType, IntegerType, LongType, type DataType } from './parser/data
 import { parseDataType } from './parser/data-type-parser';
 import { resolveSubquery, type Resolved } from './resolved-plan';
 import { conjunctionOf, splitConjunctivePredicates, VALUES_RELATION, type BinaryOp, type Expression, type LogicalPlan as UnresolvedPlan, type Position } from './parser/unresolved-plan';
-import { buildAggregation, buildSortAndLimit, checkStarWithGroupByPosition, containsAggregate, isAggregation, isDistinctOverAggregation, missingSortReferences, sortOverMissingReferences, type SortClause } from './aggregate-planner';
+import { buildAggregation, buildSortAndLimit, checkStarWithGroupByPosition, containsAggregate, groupingItem, isAggregation, isDistinctOverAggregation, missingSortReferences, sortOverMissingReferences, windowInGrouping, type SortClause } from './aggregate-planner';
 import { isAggregateFunctionName } from './aggregate-functions';
 import { buildStreamStaticJoin, firstStaticTable, tableOrViewNotFound } from './join-planner';
 import { isDeterministic } from './random-functions';
@@ -238,11 +238,21 @@ function namedRelation(u: UnresolvedPlan): { table: string; qualifier: string } 
   return { table, qualifier: alias ?? table };
 }
 
-/** The qualifiers FROM's relations are read by (its joins' sides, not inside a subquery), lower-cased. */
+/**
+ * FROM's relations (its joins' sides, not inside a subquery), in order, each with the qualifier
+ * its columns are read by: a relation by name with its name (namedRelation), an aliased subquery
+ * without one.
+ */
+function fromLeaves(u: UnresolvedPlan): { table?: string; qualifier: string }[] {
+  if (u.kind === 'Join') return [...fromLeaves(u.left), ...fromLeaves(u.right)];
+  const named = namedRelation(u);
+  if (named) return [named];
+  return u.kind === 'SubqueryAlias' ? [{ qualifier: u.alias }] : [];
+}
+
+/** The qualifiers FROM's relations are read by, lower-cased. */
 function fromQualifiers(u: UnresolvedPlan): Set<string> {
-  if (u.kind === 'Join') return new Set([...fromQualifiers(u.left), ...fromQualifiers(u.right)]);
-  const q = namedRelation(u)?.qualifier ?? (u.kind === 'SubqueryAlias' ? u.alias : undefined);
-  return new Set(q === undefined ? [] : [q.toLowerCase()]);
+  return new Set(fromLeaves(u).map((l) => l.qualifier.toLowerCase()));
 }
 
 /**
@@ -791,6 +801,8 @@ class QueryPlanner {
       }
     }
     const builder = this.builder(qualifiers, schema, from.scope);
+    // A star in WHERE's calls (coalesce(*), 4 IN (*)) is the input's columns, as Spark's ResolveReferences expands a Filter's.
+    builder.expandStar = (star) => this.starExprs(star, qualifiers, schema, from.scope);
     const windowIn = where && this.batchSelect ? someExpression(where, (x) => x.kind === 'UnresolvedWindowExpression') : false;
     if (windowIn) throw new SqlValidationError('It is not allowed to use window functions inside WHERE clause. Compute it in a subquery and filter on its column', lineColumn(where!.pos), 'WHERE', '_LEGACY_ERROR_TEMP_1034');
     if (where) {
@@ -873,8 +885,19 @@ class QueryPlanner {
   private windowsOverAggregation(u: UnresolvedPlan, ctes: ReadonlyMap<string, LogicalPlan>, having: Expression | undefined, distinct: boolean, sort?: SortClause): { plan: UnresolvedPlan; sort?: SortClause } | undefined {
     if (!this.staticLeaves || (u.kind !== 'Aggregate' && u.kind !== 'Project') || !this.readsStaticTablesOnly(u, ctes)) return undefined;
     const items = u.kind === 'Aggregate' ? u.aggregateExpressions : u.projectList;
-    const grouping = u.kind === 'Aggregate' ? u.groupingExpressions : [];
     if (!items.some(hasWindowExpression)) return undefined;
+    // A GROUP BY position is the select item there (Spark's groupByOrdinal), resolved against
+    // these items, not the inner query's: `GROUP BY 1` of `SELECT k, sum(v), rank() OVER (…)`
+    // groups by k, and of `SELECT rank() OVER (…), count(*)` is a window grouped by, refused.
+    // Inside CUBE, ROLLUP and GROUPING SETS too; the inner query groups by the items so found.
+    const positioned = (g: Expression): Expression => g.kind !== 'GroupingAnalytics' ? groupingItem(g, items) : {
+      ...g,
+      groupingSets: g.groupingSets.map((set) => set.map((e) => groupingItem(e, items))),
+      ...(g.groupByExpressions ? { groupByExpressions: g.groupByExpressions.map((e) => groupingItem(e, items)) } : {}),
+    };
+    const grouping = u.kind === 'Aggregate' ? u.groupingExpressions.map(positioned) : [];
+    const windowGrouped = grouping.find(hasWindowExpression);
+    if (windowGrouped) throw windowInGrouping(windowGrouped, windowGrouped.pos);
     if (distinct && u.kind === 'Project' && !having && !items.some(containsAggregate)) {
       // SELECT DISTINCT over window functions (`SELECT DISTINCT k, first_value(v) OVER (PARTITION BY k
       // ORDER BY ts DESC)`): Spark's Distinct above the Window, the rows of that SELECT made distinct.
@@ -897,7 +920,19 @@ class QueryPlanner {
     // outputs each distinct grouping expression (NULL where its set leaves it out).
     const keys = groupingSetsOf(grouping, keyOf)?.expressions ?? grouping;
     const groups = new Map(keys.map((g, i) => [keyOf(g), `__window_group${i}`]));
-    keys.forEach((g, i) => hidden.push({ kind: 'Alias', child: g, name: `__window_group${i}`, pos }));
+    // A GROUP BY name that is a select item's alias (`depname AS d … GROUP BY d`): the inner
+    // query outputs the item under its alias, so that its GROUP BY reads the name as Spark's
+    // groupByAliases does (the item, unless an input column has the name), and the outer items
+    // read the item's expression as that column.
+    const aliased = new Map(items.flatMap((i) => (i.kind === 'Alias' && !containsAggregate(i.child) && !hasWindowExpression(i.child) ? [[i.name.toLowerCase(), i.child] as const] : [])));
+    keys.forEach((g, i) => {
+      const item = g.kind === 'UnresolvedAttribute' && g.nameParts.length === 1 ? aliased.get(g.nameParts[0].toLowerCase()) : undefined;
+      if (!item || g.kind !== 'UnresolvedAttribute') return hidden.push({ kind: 'Alias', child: g, name: `__window_group${i}`, pos });
+      const name = g.nameParts[0];
+      groups.set(keyOf(g), name);
+      if (!groups.has(keyOf(item))) groups.set(keyOf(item), name);
+      return hidden.push({ kind: 'Alias', child: item, name, pos });
+    });
     const aggregates = new Map<string, string>();
     const column = (name: string): Expression => ({ kind: 'UnresolvedAttribute', nameParts: [alias, name], pos });
     const over = (e: Expression): Expression => mapExpression(e, (x) => {
@@ -926,7 +961,7 @@ class QueryPlanner {
       const name = item.kind === 'UnresolvedAttribute' ? item.nameParts[item.nameParts.length - 1] : expressionSql(item);
       return { kind: 'Alias', child: over(item), name, pos: item.pos };
     });
-    let inner: UnresolvedPlan = u.kind === 'Aggregate' ? { ...u, aggregateExpressions: hidden } : { kind: 'Aggregate', groupingExpressions: [], aggregateExpressions: hidden, child: u.child, pos };
+    let inner: UnresolvedPlan = u.kind === 'Aggregate' ? { ...u, groupingExpressions: grouping, aggregateExpressions: hidden } : { kind: 'Aggregate', groupingExpressions: [], aggregateExpressions: hidden, child: u.child, pos };
     if (having) inner = { kind: 'UnresolvedHaving', havingCondition: having, child: inner, pos };
     const plan: UnresolvedPlan = { kind: 'Project', projectList: outer, child: { kind: 'SubqueryAlias', alias, child: inner, pos }, pos };
     return { plan, ...(sort ? { sort: { ...sort, order: sort.order.map((o) => ({ ...o, child: over(o.child) })) } } : {}) };
@@ -1376,22 +1411,14 @@ class QueryPlanner {
    * reads the outer row where it is put inside a subquery over a table of a column of that name.
    */
   private outerQualified(e: Expression, from: UnresolvedPlan): Expression {
-    const owners: { qualifier: string; columns: Schema }[] = [];
-    const leaves = (u: UnresolvedPlan) => {
-      if (u.kind === 'Join') {
-        leaves(u.left);
-        leaves(u.right);
-        return;
-      }
-      const t = namedRelation(u);
-      if (!t) return;
-      const cte = this.ctes.get(t.table.toLowerCase());
-      const relation = !cte ? this.relations.find((r) => r.sourceName.toLowerCase() === t.table.toLowerCase()) : undefined;
-      const table = !cte ? this.staticTables.find((x) => x.name.toLowerCase() === t.table.toLowerCase()) : undefined;
+    const owners = fromLeaves(from).flatMap(({ table: name, qualifier }) => {
+      if (name === undefined) return [];
+      const cte = this.ctes.get(name.toLowerCase());
+      const relation = !cte ? this.relations.find((r) => r.sourceName.toLowerCase() === name.toLowerCase()) : undefined;
+      const table = !cte ? this.staticTables.find((x) => x.name.toLowerCase() === name.toLowerCase()) : undefined;
       const columns = cte ? this.resolved(cte).output : relation ? relationOutput(relation) : table?.schema;
-      if (columns) owners.push({ qualifier: t.qualifier, columns });
-    };
-    leaves(from);
+      return columns ? [{ qualifier, columns }] : [];
+    });
     return mapExpression(e, (x) => {
       if (x.kind !== 'UnresolvedAttribute' || x.nameParts.length !== 1) return undefined;
       const owner = owners.find((o) => o.columns.some((f) => f.name.toLowerCase() === x.nameParts[0].toLowerCase()));
@@ -1898,7 +1925,7 @@ class QueryPlanner {
     const side = e.target && scope?.sides?.get(e.target[0].toLowerCase());
     // A join's row names a column two sides share by its side (`a.value`): its written name is the side's.
     const written = new Map<string, string>();
-    for (const columns of scope?.sides?.values() ?? []) for (const [name, column] of columns) if (!written.has(column)) written.set(column, writtenName(name, column));
+    for (const columns of scope?.sides?.values() ?? []) for (const [key, column] of columns) if (!written.has(column)) written.set(column, writtenName(sideColumnName(key, column), column));
     const columns = (side ? [...side.values()] : inputSchema.map((f) => f.name)).filter((c) => !c.startsWith(HIDDEN_SCALAR_SUBQUERY) && !c.startsWith(WINDOW_COLUMN_PREFIX))
       .map((column): StarColumn => ({ column, path: [], name: written.get(column) ?? column, type: inputSchema.find((f) => f.name === column) }));
     if (!e.except) return columns;
