@@ -78,6 +78,10 @@ describe('PIVOT on a stream', () => {
     expect(errorOf("SELECT * FROM events PIVOT (y2012 FOR course IN ('Java'))", 'update')).toMatch(/^\[_LEGACY_ERROR_TEMP_1006\] Aggregate expression required for pivot, but 'y2012' did not appear in any aggregate function\./);
     expect(errorOf('SELECT * FROM events PIVOT (max(s) FOR course IN (s))', 'update')).toMatch(/^\[NON_LITERAL_PIVOT_VALUES\] Literal expressions required for pivot values, found "s"\./);
     expect(errorOf("SELECT * FROM events PIVOT (max(s) FOR y2012 IN (DATE '2020-01-01'))", 'update')).toMatch(/^\[PIVOT_VALUE_DATA_TYPE_MISMATCH\] Invalid pivot value 'DATE '2020-01-01'': value data type DATE does not match pivot column data type INT\./);
+    // A value is resolved before ResolvePivot checks it is a literal: a name that is no column is UNRESOLVED_COLUMN.
+    expect(errorOf('SELECT * FROM events PIVOT (max(s) FOR course IN (nope))', 'update')).toMatch(/`nope` cannot be resolved/);
+    // Cast.canCast of the whole type: a STRING is no STRUCT of the pivot columns.
+    expect(errorOf("SELECT * FROM events PIVOT (max(s) FOR (course, y2012) IN ('Java'))", 'update')).toMatch(/^\[PIVOT_VALUE_DATA_TYPE_MISMATCH\] Invalid pivot value ''Java'': value data type STRING does not match pivot column data type STRUCT<course: STRING, y2012: INT>\./);
     expect(errorOf("SELECT * FROM events PIVOT (max(s) FOR tags IN ('x'))", 'update')).toMatch(/^\[INCOMPARABLE_PIVOT_COLUMN\] Invalid pivot column `tags`\. Pivot columns must be comparable\./);
     expect(errorOf("SELECT * FROM events LATERAL VIEW explode(tags) t AS k, v PIVOT (max(s) FOR course IN ('Java'))", 'update')).toContain('[NOT_ALLOWED_IN_FROM.LATERAL_WITH_PIVOT] Not allowed in the FROM clause: LATERAL together with PIVOT.');
   });

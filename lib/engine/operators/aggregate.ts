@@ -67,6 +67,8 @@ export interface GroupingKey {
   ntz?: true;
   /** An interval key's unit range (INTERVAL DAY is not INTERVAL HOUR: kept in its output Field). */
   interval?: Field['interval'];
+  /** A key of NULLs (Spark's VOID, kept as a STRING): its output Field stays VOID, as Spark's grouping attribute does. */
+  void?: true;
   /**
    * Set when the key is a plain source column: the hot loop reads `row[column]` at its own call
    * site, which sees only source rows (a monomorphic property load), instead of the shared
@@ -108,7 +110,7 @@ const KEY_TIME_BYTES = 40;
  */
 export function aggregateOutputSchema(keys: readonly GroupingKey[], aggregates: readonly AggregateSpec[]): Schema {
   return [
-    ...keys.map((k) => ({ name: k.name, type: k.window ? ('window' as const) : k.type, ...k.decimal, ...(k.elementType ? { elementType: k.elementType } : {}), ...(k.fields ? { fields: k.fields } : {}), ...(k.integral ? { integral: k.integral } : {}), ...(k.float32 ? { float32: true as const } : {}), ...(k.ntz ? { ntz: true as const } : {}), ...(k.interval ? { interval: k.interval } : {}) })),
+    ...keys.map((k) => ({ name: k.name, type: k.window ? ('window' as const) : k.type, ...k.decimal, ...(k.elementType ? { elementType: k.elementType } : {}), ...(k.fields ? { fields: k.fields } : {}), ...(k.integral ? { integral: k.integral } : {}), ...(k.float32 ? { float32: true as const } : {}), ...(k.ntz ? { ntz: true as const } : {}), ...(k.interval ? { interval: k.interval } : {}), ...(k.void ? { void: true as const } : {}) })),
     ...aggregates.map((a) => ({ name: a.name, type: a.fn.resultType, ...a.fn.resultDecimal, ...a.fn.resultShape })),
   ];
 }

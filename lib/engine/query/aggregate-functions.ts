@@ -24,7 +24,7 @@ import { bigOf, fitsLong, longAdd, longFromDouble, toLong, type Long } from './l
 import { divideHalfUp, exactMicros, exactMonths, fullRange, type IntervalKind } from './interval-utils';
 import { castValue, formatDouble, isInterval } from './sql-values';
 import { microsOfTimestamp, timestampFromMicros } from './timestamp-micros';
-import { AnalysisException } from '../errors';
+import { AnalysisException, RecordExpressionError } from '../errors';
 import { hllAdd, hllCreate, hllEstimate, precisionFor } from '../operators/hyper-log-log';
 import {
   bitAggregate, boolAggregate, collect, countIf, extremumBy, firstLast, isMergeableCollect, listAgg, mergeCollect, SKIP_ROW, tryAvgLong, trySumLong, updateCollect, type CollectOp,
@@ -524,6 +524,8 @@ function shapeOf(t: TypeInfo): Pick<AggregateFunction, 'resultType' | 'resultDec
   if (t.float32) shape.float32 = true;
   if (t.ntz) shape.ntz = true;
   if (t.interval) shape.interval = t.interval;
+  // Spark's result is the argument's type: VOID stays VOID (kept as a STRING, as fieldOfType does).
+  if (t.type === 'null') shape.void = true;
   if (t.keyType) {
     shape.keyType = t.keyType;
     shape.valueType = t.valueType;
@@ -586,12 +588,19 @@ export function resolveAggregate(call: AggregateCall, text: string): AggregateFu
  * the function skips). Undefined where the call reads no STRING there.
  */
 function numberFromString(name: string, call: AggregateCall, text: string): AggregateFunction | undefined {
-  if (!NUMBERS_FROM_STRINGS.has(name) || call.args[0]?.type !== 'string') return undefined;
-  const fn = resolve(name, { ...call, args: [{ ...call.args[0], type: 'double' }, ...call.args.slice(1)] }, text);
+  const from = call.args[0];
+  // Spark's FunctionArgumentConversion (ANSI off): "Hive lets you do aggregation of timestamps",
+  // sum and avg (try_sum, try_avg, mean: Sum and Average) of a TIMESTAMP (not a TIMESTAMP_NTZ)
+  // fold its value cast to a DOUBLE, its seconds since the epoch.
+  const timestamp = from?.type === 'timestamp' && !from.ntz && SUMS_OF_TIMESTAMPS.has(name);
+  if (!timestamp && (!NUMBERS_FROM_STRINGS.has(name) || from?.type !== 'string')) return undefined;
+  const fn = resolve(name, { ...call, args: [{ ...from, type: 'double' }, ...call.args.slice(1)] }, text);
   // Only a function that folds its first argument alone (not percentile's frequency beside it).
   if (fn.prepare !== undefined || (fn.inputs !== undefined && (fn.inputs.length !== 1 || fn.inputs[0] !== 0))) return undefined;
-  return { ...fn, prepare: (v) => castValue(v ?? null, 'string', 'double') };
+  return { ...fn, prepare: (v) => castValue(v ?? null, from.type, 'double') };
 }
+
+const SUMS_OF_TIMESTAMPS: ReadonlySet<string> = new Set(['sum', 'avg', 'mean', 'try_sum', 'try_avg']);
 
 function resolve(name: string, call: AggregateCall, text: string): AggregateFunction {
   const args = call.args;
@@ -724,9 +733,19 @@ function resolve(name: string, call: AggregateCall, text: string): AggregateFunc
     case 'mode': {
       // mode(x[, deterministic]), or the planner's (x, true, reverse) of `mode() WITHIN GROUP (ORDER BY x [DESC])`.
       arity(1, 3);
-      if (arg!.type === 'map') fail('mode() cannot count maps (a map has no equality)');
       modeDeterministic(args[1], text);
-      return mode(shapeOf(arg!), args[2]?.literal?.value === true);
+      const fn = mode(shapeOf(arg!), args[2]?.literal?.value === true);
+      // Spark 4 counts any value, a map too (by its entries, in their order); mode(x, true) picks
+      // among the most frequent by their order, which a map has not: Spark's eval fails there
+      // (PhysicalDataType.ordering), once a group has a value.
+      if (args[1]?.literal?.value !== true || isOrderable(arg!)) return fn;
+      return {
+        ...fn,
+        result: (b) => {
+          if ((b as unknown[]).length === 0) return null;
+          throw new RecordExpressionError(`[_LEGACY_ERROR_TEMP_2005] Type ${typeText(arg!)} does not support ordered operations.`, { function: text, errorClass: '_LEGACY_ERROR_TEMP_2005' });
+        },
+      };
     }
     case 'percentile_approx':
     case 'approx_percentile': {

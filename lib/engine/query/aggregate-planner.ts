@@ -206,19 +206,41 @@ export function buildAggregation(c: AggregationClauses, child: LogicalPlan, chil
         return false; // not an expression of the input on its own
       }
     });
+  const inSource = (name: string) => childSchema.some((f) => f.name.toLowerCase() === name.toLowerCase());
+  // Spark's CheckAnalysis: an aggregate in a grouping expression, written there or the alias of one.
+  const groupByAggregate = (found: Expression, pos: Position | undefined): SqlValidationError =>
+    new SqlValidationError(`[GROUP_BY_AGGREGATE] Aggregate functions are not allowed in GROUP BY, but found ${expressionSql(found)}.`, lineColumn(pos) ?? groupPos, 'GROUP BY', 'GROUP_BY_AGGREGATE');
+  // A select alias where a name inside a grouping expression is no input column (Spark 3.4+'s
+  // resolveGroupByAlias replaces every such attribute, `GROUP BY col1 % abc`); undefined when none is.
+  const withAliases = (n: Expression): Expression | undefined => {
+    let replaced = false;
+    const out = mapExpression(n, (x) => {
+      if (x.kind !== 'UnresolvedAttribute' || x.nameParts.length !== 1 || inSource(x.nameParts[0])) return undefined;
+      const alias = aliases.get(x.nameParts[0].toLowerCase());
+      if (alias && containsAggregate(alias)) throw groupByAggregate(alias, x.pos);
+      if (alias) replaced = true;
+      return alias;
+    });
+    return replaced ? out : undefined;
+  };
   const groupingExpr = (written: Expression): Expr => {
     // Inside CUBE, ROLLUP and GROUPING SETS too, a position is the select item there.
     const n = groupingItem(written, c.items);
-    if (containsAggregate(n)) throw new SqlValidationError('Aggregate functions are not allowed in GROUP BY', lineColumn(n.pos) ?? groupPos, 'GROUP BY');
+    // A GROUP BY as written (not DISTINCT's keys, nor GROUP BY ALL's, which the select items are).
+    if (!c.distinct && !allKeys && someExpression(n, isWindowExpression)) throw windowInGrouping(n, n.pos);
+    if (containsAggregate(n)) throw groupByAggregate(n, n.pos);
     if (n.kind === 'UnresolvedAttribute' && n.nameParts.length === 1) {
       const name = n.nameParts[0];
-      const inSource = childSchema.some((f) => f.name.toLowerCase() === name.toLowerCase());
       const alias = aliases.get(name.toLowerCase());
-      if (!inSource && alias && !containsAggregate(alias)) return buildGrouped(alias);
-      const generated = inSource || alias ? undefined : generatedNameItem(name);
+      if (!inSource(name) && alias) {
+        if (containsAggregate(alias)) throw groupByAggregate(alias, n.pos);
+        return buildGrouped(alias);
+      }
+      const generated = inSource(name) || alias ? undefined : generatedNameItem(name);
       if (generated) return buildGrouped(generated);
+      return buildGrouped(n);
     }
-    return buildGrouped(n);
+    return buildGrouped(withAliases(n) ?? n);
   };
   // Grouping expressions, and a select item with one, are alike as Spark's semanticEquals finds
   // them: by their canonical text (`b + a` is the grouping expression `a + b`).
@@ -647,17 +669,37 @@ export function checkStarWithGroupByPosition(items: readonly Expression[], group
   }
 }
 
-/** `GROUP BY 2`: the second select item (Spark's groupByOrdinal), checked as Spark checks it. */
-function groupingItem(n: Expression, items: readonly Expression[]): Expression {
+const isWindowExpression = (e: Expression): boolean => e.kind === 'UnresolvedWindowExpression';
+
+/**
+ * A window function grouped by (`GROUP BY rank() OVER (…)`, or a position of one): Spark's
+ * CheckAnalysis refuses the Aggregate holding it (UNSUPPORTED_EXPR_FOR_OPERATOR).
+ */
+export function windowInGrouping(n: Expression, pos: Position | undefined): SqlValidationError {
+  return new SqlValidationError(
+    `[UNSUPPORTED_EXPR_FOR_OPERATOR] A query operator contains one or more unsupported expressions. Consider to rewrite it to avoid window functions, aggregate functions, and generator functions in the WHERE clause. Invalid expressions: [${expressionSql(n)}]`,
+    lineColumn(pos),
+    'GROUP BY',
+    'UNSUPPORTED_EXPR_FOR_OPERATOR',
+  );
+}
+
+/**
+ * `GROUP BY 2`: the second select item (Spark's groupByOrdinal), checked as Spark checks it: an
+ * item with an aggregate anywhere in it (inside a window expression too, `count(*) OVER ()`) is
+ * GROUP_BY_POS_AGGREGATE, one with a window function is refused as a window grouped by.
+ */
+export function groupingItem(n: Expression, items: readonly Expression[]): Expression {
   if (!isPosition(n)) return n;
   const i = Number(n.value);
   if (i < 1 || i > items.length) {
     throw new SqlValidationError(`[GROUP_BY_POS_OUT_OF_RANGE] GROUP BY position ${i} is not in select list (valid range is [1, ${items.length}]).`, lineColumn(n.pos), 'GROUP BY', 'GROUP_BY_POS_OUT_OF_RANGE');
   }
   const { expr } = unaliased(items[i - 1]);
-  if (containsAggregate(expr)) {
+  if (someExpression(expr, isAggregateCall)) {
     throw new SqlValidationError(`[GROUP_BY_POS_AGGREGATE] GROUP BY ${i} refers to an expression that contains an aggregate function. Aggregate functions are not allowed in GROUP BY.`, lineColumn(n.pos), 'GROUP BY', 'GROUP_BY_POS_AGGREGATE');
   }
+  if (someExpression(expr, isWindowExpression)) throw windowInGrouping(expr, n.pos);
   return expr;
 }
 

@@ -74,8 +74,8 @@ function truncTimestamp(unit: string, ms: number): number | null {
 /** A date part of a timestamp; a string is cast to one first, as Spark casts it implicitly. */
 const dateField = (name: string): FunctionDef => ({
   min: 1, max: 1, resultIntegral: 32, type: (a) => (a[0] === 'string' ? 'long' : ts(a) ?? 'long'),
-  impl: ([v], _c, t) => {
-    const ms = t[0] === 'string' ? parseTimestampLiteral(v as string) : (v as number);
+  impl: ([v], c, t) => {
+    const ms = t[0] === 'string' ? parseTimestampLiteral(v as string, false, false, c.batchTimestampMs) : (v as number);
     return ms === null ? null : DATE_FIELDS[name](utcDate(ms));
   },
 });

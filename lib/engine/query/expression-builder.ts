@@ -6,20 +6,22 @@
  * Anything outside the subset Weir runs is refused here with a SqlValidationError naming the
  * construct at its exact position in the text.
  */
-import { daysFromCivil, daysInMonth, utc } from './date';
+import { DAY_MS, dateFromTimestamp, daysFromCivil, daysInMonth, utc } from './date';
 import { timestampOf } from './timestamp-micros';
-import { fromWallClock, zoneOf } from './time-zones';
+import { fromWallClock, offsetAt, zoneOf } from './time-zones';
 import { fitsLong, INTEGRAL_BITS, toLong, wrapToWidth } from './long';
 import { METADATA_COLUMN, structFieldName, type BinaryOp, type Expr, type SqlPosition, type SqlType } from './expression';
 import type { DataType } from './parser/data-type';
 import { sql as dataTypeSql } from './parser/data-type';
+import { specialDatetimeValue, type SpecialDatetimeValue } from './parser/literals';
 import type { DecimalValue, Expression, LogicalPlan as UnresolvedPlan, Position } from './parser/unresolved-plan';
 import { notSupportedYet, SqlValidationError } from './sql-error';
 import { unsupportedSyntax, WITHIN_GROUP_NAMES } from './within-group';
 import { fieldOfDataType } from './data-types';
 import { someExpression } from './parser/expression-tree';
 import { positionalArguments } from './named-arguments';
-import { writtenColumnName } from './column-names';
+import { DUPLICATE_COLUMN_MARK, sideColumnName, writtenColumnName, writtenName } from './column-names';
+import type { Schema } from '../types';
 
 /** 1-based line and column of a front-end position (what errors and `explain` carry). */
 export function lineColumn(pos: Position | undefined): SqlPosition | undefined {
@@ -192,10 +194,16 @@ export class ExpressionBuilder {
     private readonly sql: string,
   ) {
     for (const [qualifier, columns] of scope.sides ?? []) {
-      for (const [name, column] of columns) {
+      // A name two sides of one qualifier have is the later side's under a key of its own (sidesByQualifier).
+      for (const [key, column] of columns) {
+        const name = sideColumnName(key, column);
         if (!this.unqualified.has(name)) this.unqualified.set(name, new Set());
         this.unqualified.get(name)!.add(column);
-        if (column.toLowerCase() !== name) this.written.set(column, column.slice(column.length - name.length));
+        if (column.toLowerCase() !== name) {
+          this.written.set(column, writtenName(name, column));
+          // A generator's repeat of a name (a LATERAL VIEW's `t.id` beside `src.id`) by its side too.
+          if (writtenColumnName(column) !== column && !qualifier.includes(DUPLICATE_COLUMN_MARK)) this.qualified.set(column, `${qualifier}.${writtenColumnName(column)}`);
+        }
         // A side's column that kept its plain name is named by the side in a message, as Spark's
         // AMBIGUOUS_REFERENCE names each attribute (`e`.`region`, `b`.`region`): the last of its
         // side's names, its alias.
@@ -203,10 +211,11 @@ export class ExpressionBuilder {
       }
     }
     for (const [name, column] of scope.merged ?? []) this.unqualified.set(name, new Set([column]));
-    // A repeated output name of a subquery reads as neither of its columns.
+    // A repeated output name of a subquery reads as neither of its columns (a side's repeat is read above).
+    const ofSides = new Set([...scope.sides?.values() ?? []].flatMap((m) => [...m.values()].map((c) => c.toLowerCase())));
     for (const column of scope.columns ?? []) {
       const name = writtenColumnName(column);
-      if (name !== column) this.unqualified.set(name, new Set([...this.unqualified.get(name) ?? [name], column]));
+      if (name !== column && !ofSides.has(column)) this.unqualified.set(name, new Set([...this.unqualified.get(name) ?? [name], column]));
     }
   }
 
@@ -295,7 +304,8 @@ export class ExpressionBuilder {
       case 'IsNotNull':
         return { kind: 'isNull', arg: this.build(e.child), negated: e.kind === 'IsNotNull', pos };
       case 'In':
-        return { kind: 'in', arg: this.build(e.value), list: e.list.map((x) => this.build(x)), negated: false, pos };
+        // A star in the list is its columns where the builder expands one, as Spark's ResolveReferences expands In's list.
+        return { kind: 'in', arg: this.build(e.value), list: e.list.flatMap((x) => this.argument(x)), negated: false, pos };
       case 'Between':
         return { kind: 'between', arg: this.build(e.value), low: this.build(e.lower), high: this.build(e.upper), negated: false, pos };
       case 'Like':
@@ -348,7 +358,8 @@ export class ExpressionBuilder {
       case 'GroupingAnalytics':
         throw new SqlValidationError('CUBE, ROLLUP and GROUPING SETS are only allowed in GROUP BY', pos, 'GROUP BY');
       case 'UnresolvedStar':
-        throw new SqlValidationError('* is only allowed as a whole select item (or as count(*))', pos, '*');
+        // Spark's ResolveReferences expands a star as a select item, and in a function's arguments or IN's list in the select list or WHERE; anywhere else it stays and fails.
+        throw new SqlValidationError("Invalid usage of '*': a star is only allowed as a select item, or as a function's argument or in IN's list in the select list or WHERE", pos, '*', 'INVALID_USAGE_OF_STAR_OR_REGEX');
       case 'Alias':
       case 'MultiAlias':
         throw new SqlValidationError('An alias (AS name) is only allowed on a select item', pos, 'AS');
@@ -398,6 +409,21 @@ export class ExpressionBuilder {
     return this.scope.columns.has(first) || this.unqualified.has(first) || this.scope.merged?.has(first) === true || this.lateralAlias(parts) !== undefined;
   }
 
+  /**
+   * The columns a star `q.*` of this scope stands for, as written (a join side's shared column by
+   * its own name), in the order of `schema` (this scope's input); undefined where no table, alias
+   * or join side is named `q`.
+   */
+  qualifiedColumns(q: string, schema: Schema): string[] | undefined {
+    const lower = q.toLowerCase();
+    const side = this.scope.sides?.get(lower);
+    if (side) {
+      const columns = new Set(side.values());
+      return schema.filter((f) => columns.has(f.name)).map((f) => this.written.get(f.name) ?? writtenColumnName(f.name));
+    }
+    return this.scope.qualifiers.has(lower) ? schema.map((f) => writtenColumnName(f.name)) : undefined;
+  }
+
   /** A name as this scope reads it: its column (or a field of it), or an outer reference where the scope has no such name. */
   attribute(parts: readonly string[], pos: SqlPosition | undefined): Expr {
     const outer = this.outer && !this.ownsName(parts) ? this.outer(parts, pos) : undefined;
@@ -414,9 +440,14 @@ export class ExpressionBuilder {
     let rest = parts;
     const side = parts.length > 1 ? this.scope.sides?.get(parts[0].toLowerCase()) : undefined;
     if (side) {
-      const repeats = [...side.values()].filter((c) => c !== writtenColumnName(c) && writtenColumnName(c).toLowerCase() === parts[1].toLowerCase());
-      if (repeats.length) throw ambiguousReference(parts[1], [side.get(parts[1].toLowerCase()) ?? parts[1], ...repeats].map(writtenColumnName), pos);
-      rest = [side.get(parts[1].toLowerCase()) ?? parts[1], ...parts.slice(2)];
+      const name = parts[1].toLowerCase();
+      const own = side.get(name);
+      const repeats = [...side.values()].filter((c) => c !== own && c !== writtenColumnName(c) && writtenColumnName(c).toLowerCase() === name);
+      if (repeats.length) throw ambiguousReference(parts[1], [own ?? parts[1], ...repeats].map(writtenColumnName), pos);
+      // Two sides of the qualifier's name that both have the column (`t.a` of `t JOIN t`): Spark names each `t`.`a`.
+      const sameNamed = [...side].filter(([k, c]) => k !== name && sideColumnName(k, c) === name).map(([, c]) => c);
+      if (sameNamed.length) throw ambiguousReference(parts[1], [own!, ...sameNamed].map((c) => this.qualified.get(c) ?? writtenColumnName(c)), pos);
+      rest = [own ?? parts[1], ...parts.slice(2)];
     } else {
       if (parts.length > 1 && this.scope.qualifiers.has(parts[0].toLowerCase())) rest = parts.slice(1);
       const columns = this.unqualified.get(rest[0].toLowerCase());
@@ -486,10 +517,17 @@ export class ExpressionBuilder {
       case 'binary':
         return { kind: 'literal', value: Buffer.from(e.value as Uint8Array), type: 'binary', pos };
       case 'date':
+        if (typeof e.value === 'string') return currentDateOffset(e.value as SpecialDatetimeValue, pos);
         return { kind: 'literal', value: e.value, type: 'date', pos };
       case 'timestamp': case 'timestamp_ntz': {
         const ntz = t.kind === 'timestamp_ntz';
+        const special = specialDatetimeValue(String(e.value));
+        if (special !== undefined && special !== 'epoch') return specialTimestamp(special, ntz, pos);
         const ms = parseTimestampLiteral(String(e.value), ntz);
+        // A time without a date: that time of the batch's date, as the cast reads it at run time.
+        if (ms === null && !ntz && parseTimestampLiteral(String(e.value), false, false, 0) !== null) {
+          return { kind: 'cast', arg: { kind: 'literal', value: String(e.value), type: 'string', pos }, to: 'timestamp', pos };
+        }
         if (ms === null) throw new SqlValidationError(`Invalid ${ntz ? 'TIMESTAMP_NTZ' : 'TIMESTAMP'} literal '${String(e.value)}'; use 'YYYY-MM-DD HH:MM:SS'${ntz ? '' : ' (UTC)'}`, pos, `${ntz ? 'TIMESTAMP_NTZ' : 'TIMESTAMP'} literal`, 'INVALID_TYPED_LITERAL');
         return { kind: 'literal', value: ms, type: 'timestamp', ...(ntz ? { ntz: true as const } : {}), pos };
       }
@@ -551,6 +589,29 @@ function windowSpecText(text: string): string {
 }
 
 /**
+ * Spark's special DATE values (convertSpecialDate), which its parser makes a literal of the
+ * session's current date: Weir's current date is the batch's (current_date(), offsets/N's
+ * batchTimestampMs), which validation does not know and a re-run of the batch reads again.
+ */
+function currentDateOffset(value: SpecialDatetimeValue, pos: SqlPosition | undefined): Expr {
+  const today: Expr = { kind: 'call', name: 'current_date', args: [], pos };
+  const days = value === 'tomorrow' ? 1 : value === 'yesterday' ? -1 : 0;
+  return days === 0 ? today : { kind: 'call', name: 'date_add', args: [today, { kind: 'literal', value: days, type: 'long', integral: 32, pos }], pos };
+}
+
+/**
+ * Spark's special TIMESTAMP values (convertSpecialTimestamp[NTZ]) but epoch: `now` the batch's
+ * timestamp (current_timestamp()), `today`, `tomorrow` and `yesterday` the start of that day
+ * (the session's zone, UTC, so a TIMESTAMP_NTZ's the same).
+ */
+function specialTimestamp(value: Exclude<SpecialDatetimeValue, 'epoch'>, ntz: boolean, pos: SqlPosition | undefined): Expr {
+  const ts: Expr = value === 'now'
+    ? { kind: 'call', name: 'current_timestamp', args: [], pos }
+    : { kind: 'cast', arg: currentDateOffset(value, pos), to: 'timestamp', pos };
+  return ntz ? { kind: 'cast', arg: ts, to: 'timestamp', ntz: true, pos } : ts;
+}
+
+/**
  * Parses a timestamp as Spark's stringToTimestamp reads one (UTC when it names no zone), or null:
  * `[+-]yyyy[-[m]m[-[d]d[( |T)[[h]h:[m]m[:[s]s[.ffffff]]][zone]]]]`, a signed year of four to six
  * digits; the zone Z, an offset (+07:30, -1:0, +0730), or an ID (UTC, GMT+07:30, Europe/Moscow,
@@ -559,11 +620,11 @@ function windowSpecText(text: string): string {
  * stringToTimestampWithoutTimeZone: a zone ignored (a cast, a literal), or null with
  * `refuseZone` (its JSON and CSV readers).
  */
-export function parseTimestampLiteral(s: string, ntz = false, refuseZone = false): number | null {
+export function parseTimestampLiteral(s: string, ntz = false, refuseZone = false, nowMs?: number): number | null {
   const fast = parseIsoTimestamp(s, ntz, refuseZone);
   if (fast !== undefined) return fast;
   const m = /^([+-]?\d{4,6})(?:-(\d{1,2})(?:-(\d{1,2})(?:[ T](?:(\d{1,2}):(\d{1,2})(?::(\d{1,2})(?:\.(\d{1,9}))?)?\s*([A-Za-z+-][A-Za-z0-9_/+:-]*)?)?)?)?)?$/.exec(s.trim());
-  if (!m) return null;
+  if (!m) return ntz || nowMs === undefined ? null : parseTimeOfToday(s, nowMs);
   const [, y, mo = '1', d = '1', h = '0', mi = '0', sec = '0', frac = '', written] = m;
   if (Number(h) > 23 || Number(mi) > 59 || Number(sec) > 59) return null;
   // Reject impossible dates such as 2024-02-31 (Date.UTC would roll them over).
@@ -573,10 +634,38 @@ export function parseTimestampLiteral(s: string, ntz = false, refuseZone = false
   const us = Number((frac + '000000').slice(0, 6));
   const t = utc(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(sec), Math.floor(us / 1000));
   if (Number.isNaN(t)) return null;
+  return inZone(t, us, zone);
+}
+
+/**
+ * A time without a date (`10:11:12`, `T10:11`, `10:11:12.5 UTC`), which Spark's stringToTimestamp
+ * reads as that time of the current date in the string's zone, or else the session's (UTC): the
+ * current date here is the batch's (`nowMs`, offsets/N's batchTimestampMs, as current_date()
+ * reads it), so a re-run batch reads the same timestamp. Spark's TIMESTAMP_NTZ reads none.
+ */
+function parseTimeOfToday(s: string, nowMs: number): number | null {
+  const m = /^T?(\d{1,2}):(\d{1,2})(?::(\d{1,2})(?:\.(\d{1,9}))?)?\s*([A-Za-z+-][A-Za-z0-9_/+:-]*)?$/.exec(s.trim());
+  if (!m) return null;
+  const [, h, mi, sec = '0', frac = '', written] = m;
+  if (Number(h) > 23 || Number(mi) > 59 || Number(sec) > 59) return null;
+  let offset = 0;
+  if (written !== undefined) {
+    const z = zoneOf(zoneId(written));
+    if (z === null) return null;
+    offset = offsetAt(z, nowMs);
+  }
+  const us = Number((frac + '000000').slice(0, 6));
+  const t = dateFromTimestamp(nowMs + offset) * DAY_MS + Number(h) * 3_600_000 + Number(mi) * 60_000 + Number(sec) * 1000 + Math.floor(us / 1000);
+  return inZone(t, us, written);
+}
+
+// Spark's getZoneId: (+|-)h:mm and (+|-)hh:m read as (+|-)hh:mm.
+const zoneId = (written: string) => written.replace(/^([+-])(\d):/, '$10$2:').replace(/^([+-]\d\d):(\d)$/, '$1:0$2');
+
+/** The instant of the wall-clock time `t` (ms, as if UTC) and its microseconds `us` in the written zone (none: UTC). */
+function inZone(t: number, us: number, zone: string | undefined): number | null {
   if (zone === undefined) return timestampOf(t, us % 1000);
-  // Spark's getZoneId: (+|-)h:mm and (+|-)hh:m read as (+|-)hh:mm.
-  const id = zone.replace(/^([+-])(\d):/, '$10$2:').replace(/^([+-]\d\d):(\d)$/, '$1:0$2');
-  const z = zoneOf(id);
+  const z = zoneOf(zoneId(zone));
   if (z === null) return null;
   const instant = fromWallClock(z, t);
   // Java's ZoneOffset takes no offset past ±18:00.

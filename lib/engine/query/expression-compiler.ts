@@ -107,7 +107,13 @@ function convert(c: CompiledExpr, to: ExprType, dec?: DecimalType): CompiledExpr
     const ts = dec!.scale;
     return { type: to, decimal: dec, eval: (r, x) => { const v = get(r, x); return v === null ? null : rescale(v as bigint, fs, ts); } };
   }
+  if (from === 'string' && to === 'timestamp') return stringToTimestamp(get);
   return { type: to, ...(dec ? { decimal: dec } : {}), eval: (r, x) => castValue(get(r, x), from, to as never, fromDec, dec) };
+}
+
+/** A string cast to a TIMESTAMP: a time without a date is that time of the batch's date (see parseTimestampLiteral). */
+function stringToTimestamp(get: CompiledExpr['eval']): CompiledExpr {
+  return { type: 'timestamp', eval: (r, x) => { const v = get(r, x); return v === null ? null : parseTimestampLiteral(String(v), false, false, x.batchTimestampMs); } };
 }
 
 /**
@@ -270,6 +276,18 @@ function castCanFail(from: TypeInfo, to: TypeInfo): boolean {
   if (to.type === 'array' && from.type === 'array') return castCanFail(typeOfField(from.elementType!), typeOfField(to.elementType!));
   if (to.type === 'struct' && from.type === 'struct') return (to.fields ?? []).some((f, i) => castCanFail(typeOfField(from.fields![i]), typeOfField(f)));
   return true;
+}
+
+/**
+ * Spark's Cast.canCast of a value of `from` to `to`, nested types included (an ARRAY, MAP or
+ * STRUCT only to one of its kind whose parts cast): what a check before a cast asks (ResolvePivot
+ * of a pivot value).
+ */
+export function canCastType(from: TypeInfo, to: TypeInfo): boolean {
+  const nested = (t: TypeInfo) => t.type === 'array' || t.type === 'map' || t.type === 'struct';
+  if (from.type === 'null') return true;
+  if (!nested(from) && !nested(to)) return from.type === to.type || canCast(from.type, to.type as Parameters<typeof canCast>[1]);
+  return from.type === to.type && typeof complexCast(from, fieldOfType('value', to)) !== 'string';
 }
 
 /** A compiled array, map or struct (or NULL) read as the wider type `to`: cast where it differs. */
@@ -512,8 +530,9 @@ export function compileExpression(e: Expr, schema: Schema, types?: Map<Expr, Typ
 /** The type several values unify to (unifyAll), which each of them is read as. */
 function unifiedType(u: NonNullable<ReturnType<typeof unifyAll>>): TypeInfo {
   if (u.complex) return u.complex;
-  // Intervals of one kind widen to the fields that hold them all (Spark's wider interval type).
-  const interval = isInterval(u.type) ? widestFields(u.type, u.values) : undefined;
+  // Intervals of one kind widen to the fields that hold them all (Spark's wider interval type); a
+  // NULL among them widens to theirs (findWiderTypeForTwo of NullType and an INTERVAL MONTH).
+  const interval = isInterval(u.type) ? widestFields(u.type, u.values.filter((v) => v.type === u.type)) : undefined;
   return { type: u.type, ...(u.decimal ? { decimal: u.decimal } : {}), ...(u.integral ? { integral: u.integral } : {}), ...(u.float32 ? { float32: u.float32 } : {}), ...(u.ntz ? { ntz: u.ntz } : {}), ...(interval ? { interval } : {}) };
 }
 
@@ -878,6 +897,7 @@ class ExpressionCompiler implements LambdaCompiler {
       const fields = a.interval ?? fullRange(from);
       return { type: 'string', eval: (r, c) => { const v = a.eval(r, c); return v === null ? null : formatInterval(from, v, fields); } };
     }
+    if (from === 'string' && to === 'timestamp') return stringToTimestamp(a.eval);
     return { type: to, ...(toDec ? { decimal: toDec } : {}), eval: (r, c) => castValue(a.eval(r, c), from, to, fromDec, toDec) };
   }
 

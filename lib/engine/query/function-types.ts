@@ -197,8 +197,11 @@ export interface AggregateFunction {
   readonly resultType: Exclude<Field['type'], 'window' | 'unknown'>;
   /** The precision and scale of a `decimal` result (spread into the output Field). */
   readonly resultDecimal?: DecimalType;
-  /** A struct, array or map result's fields, element, key and value types (spread into the output Field). */
-  readonly resultShape?: Pick<Field, 'fields' | 'elementType' | 'keyType' | 'valueType' | 'integral' | 'float32' | 'ntz' | 'interval'>;
+  /**
+   * A struct, array or map result's fields, element, key and value types (spread into the output
+   * Field); `void` on a result of NULLs (an aggregate that returns its VOID argument's values).
+   */
+  readonly resultShape?: Pick<Field, 'fields' | 'elementType' | 'keyType' | 'valueType' | 'integral' | 'float32' | 'ntz' | 'interval' | 'void'>;
   /**
    * Which of the call's arguments are read per row (default: the first, if any; the others are
    * literals), and how their values make the one value `update` folds in (default: the

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { Row, Schema } from '../types';
 import { typeText } from './data-types';
 import { SqlValidationError } from './sql-error';
+import { writtenColumnName } from './column-names';
 import { compileStreamingQuery } from './streaming-query';
 
 const SCHEMA: Schema = [
@@ -143,7 +144,7 @@ describe('Generate: explode and posexplode in the SELECT list', () => {
     const input: Row[] = [{ id: 1, line: 'a b', tags: ['x'] }, { id: 2, line: 'c', tags: null }];
     const words = await evalRows("SELECT explode(split(line, ' ')) AS line, id, line AS whole FROM src", input);
     expect(words.rows).toEqual([{ line: 'a', id: 1, whole: 'a b' }, { line: 'b', id: 1, whole: 'a b' }, { line: 'c', id: 2, whole: 'c' }]);
-    expect(words.schema.map((f) => f.name)).toEqual(['line', 'id', 'whole']);
+    expect(words.schema.map((f) => writtenColumnName(f.name))).toEqual(['line', 'id', 'whole']);
     const outer = await evalRows("SELECT upper(line) AS u FROM (SELECT explode(split(line, ' ')) AS line FROM src)", input);
     expect(outer.rows).toEqual([{ u: 'A' }, { u: 'B' }, { u: 'C' }]);
     // The explain names a carried column as its input spells it (the pruning keeps it lower-cased).
@@ -160,8 +161,10 @@ describe('Generate: explode and posexplode in the SELECT list', () => {
     expect(sqlError('SELECT posexplode(tags) AS p FROM src').errorClass).toBe('UDTF_ALIAS_NUMBER_MISMATCH');
     expect(sqlError('SELECT explode(line) FROM src').message).toMatch(/takes an array or a map, got STRING/);
     expect(sqlError('SELECT size(explode(tags)) FROM src').message).toMatch(/explode\(\) is a generator/);
-    // A LATERAL VIEW's columns sit beside its input's, so one of the same name is refused.
-    expect(sqlError('SELECT id FROM src LATERAL VIEW explode(tags) t AS id').message).toMatch(/its input has a column id too/);
+    // A LATERAL VIEW's columns sit beside its input's: a name both have is ambiguous read unqualified.
+    const ambiguous = sqlError('SELECT id FROM src LATERAL VIEW explode(tags) t AS id');
+    expect(ambiguous.errorClass).toBe('AMBIGUOUS_REFERENCE');
+    expect(ambiguous.message).toMatch(/could be: \[`src`\.`id`, `t`\.`id`\]/);
     expect(sqlError('SELECT explode(tags) AS t, count(*) FROM src GROUP BY t').message).toMatch(/generate in a subquery/);
   });
 });
@@ -189,6 +192,20 @@ describe('Generate: a generator after LATERAL in FROM (Spark 3.4\'s table-valued
   it('two in a row each generate over the rows before; in brackets the whole is a relation', async () => {
     expect((await evalRows('SELECT id, t.tag, u.n FROM src, LATERAL explode(tags) t(tag), LATERAL explode(array(1, 2)) u(n) WHERE id = 1 AND tag = \'x\'', ROWS)).rows).toEqual([{ id: 1, tag: 'x', n: 1 }, { id: 1, tag: 'x', n: 2 }]);
     expect((await evalRows('SELECT x.id, x.tag FROM (src s JOIN LATERAL explode(s.tags) t(tag)) x', ROWS)).rows).toEqual([{ id: 1, tag: 'x' }, { id: 1, tag: 'y' }]);
+  });
+
+  it('a generated column named like an input column repeats the name, as Spark\'s output does; each read by its side', async () => {
+    const both = await evalRows('SELECT * FROM src LATERAL VIEW explode(array(id * 10)) t AS id', ROWS);
+    expect(both.schema.map((f) => writtenColumnName(f.name))).toEqual(['id', 'line', 'tags', 'id']);
+    expect(both.rows.map((r) => Object.values(r))).toEqual([[1, 'a b', ['x', 'y'], 10], [2, '', [], 20], [3, 'c', null, 30]]);
+    expect((await evalRows('SELECT src.id AS a, t.id AS b FROM src LATERAL VIEW explode(array(id * 10)) t AS id', ROWS)).rows)
+      .toEqual([{ a: 1, b: 10 }, { a: 2, b: 20 }, { a: 3, b: 30 }]);
+    // Unaliased (`LATERAL explode(…)`): its `col` beside the input's, as Spark's named-function-arguments.sql.
+    const cols = await evalRows('SELECT * FROM src s JOIN LATERAL explode(array(1, 2)) AS t, LATERAL explode(array(t.col * 3)) WHERE s.id = 1', ROWS);
+    expect(cols.schema.map((f) => writtenColumnName(f.name))).toEqual(['id', 'line', 'tags', 'col', 'col']);
+    expect(cols.rows.map((r) => Object.values(r).slice(3))).toEqual([[1, 3], [2, 6]]);
+    // An alias's star is its generator's columns only.
+    expect((await evalRows('SELECT t.* FROM src LATERAL VIEW posexplode(tags) t AS pos, id', ROWS)).rows).toEqual([{ pos: 0, id: 'x' }, { pos: 1, id: 'y' }]);
   });
 
   it('refused: a join after the generator, an ON other than TRUE, a function that generates nothing', () => {

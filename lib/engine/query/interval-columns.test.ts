@@ -208,3 +208,19 @@ describe('interval sum, avg, try_sum and try_avg against a BigInt oracle', () =>
     }), { numRuns: propertyRuns(150, 3000) });
   });
 });
+
+describe('a NULL beside intervals', () => {
+  // Spark's findWiderTypeForTwo of NullType and an interval type is that type, its unit range as it is.
+  it('keeps their unit range: VALUES, coalesce, array', () => {
+    const q = compileStreamingQuery(
+      "SELECT ym, dt, coalesce(NULL, INTERVAL '1' DAY) AS c, array(INTERVAL '1' MONTH, NULL) AS arr FROM events, (VALUES (INTERVAL '10' MONTH, INTERVAL '10' SECOND), (NULL, NULL)) AS v(ym, dt)",
+      rel,
+    );
+    expect(q.outputSchema.map((f) => [f.name, f.interval ?? (f.elementType as Field).interval])).toEqual([
+      ['ym', { start: 1, end: 1 }],
+      ['dt', { start: 3, end: 3 }],
+      ['c', { start: 0, end: 0 }],
+      ['arr', { start: 1, end: 1 }],
+    ]);
+  });
+});

@@ -14,7 +14,7 @@ import { VALUES_TABLE, type StaticTableSpec } from '../operators/stream-static-j
 import type { Schema } from '../types';
 import { exprToString, referencedColumns, type Expr, type SqlPosition } from './expression';
 import { ambiguousReference, lineColumn, type ExpressionBuilder, type Scope } from './expression-builder';
-import { DUPLICATE_COLUMN_MARK } from './column-names';
+import { DUPLICATE_COLUMN_MARK, sideColumnName, sidesByQualifier } from './column-names';
 import { children, relationOutput, type LogicalPlan, type StaticView, type StreamingRelation } from './logical-plan';
 import { typeOfField } from './data-types';
 import { implicitCastExpr } from './expression-compiler';
@@ -373,11 +373,11 @@ export function buildStreamStaticJoin(
     ? [...joined.sides].map(([q, m]) => [q, new Map([...m].map(([k, c]) => [k, staticColumn(c) ?? c]))] as const)
     : [...staticNames].map((q) => [q, new Map(tableColumns.map((f) => [lower(f.name), staticColumn(f.name)!]))] as const);
   const merged = streamSide.scope?.merged || hiddenKeys.size > 0 ? new Map([...streamSide.scope?.merged ?? [], ...[...hiddenKeys].map((k) => [lower(k), k] as const)]) : undefined;
-  const scope: NonNullable<PlannedJoin['scope']> = { sides: new Map([...streamSides, ...(filtering ? [] : staticSides)]), ...(merged ? { merged } : {}) };
+  const scope: NonNullable<PlannedJoin['scope']> = { sides: sidesByQualifier([...streamSides, ...(filtering ? [] : staticSides)]), ...(merged ? { merged } : {}) };
   // The ON reads both sides' columns: a column named like a niladic function (`user`) is the column.
   const onBuilder = () => builder({
     qualifiers: new Set(qualifiers), columns: new Set([...streamSide.schema, ...staticColumns].map((f) => f.name.toLowerCase())),
-    sides: new Map([...streamSides, ...staticSides]), ...(merged ? { merged } : {}),
+    sides: sidesByQualifier([...streamSides, ...staticSides]), ...(merged ? { merged } : {}),
   });
   const keys: { stream: string; static: string; streamExpr?: Expr; staticExpr?: Expr; nullSafe?: true }[] = [];
   // ON's other conjuncts: Spark's hash join checks them on each pair its keys match.
@@ -536,7 +536,8 @@ function buildStaticJoin(join: Join, [l, r]: [StaticJoinSide, StaticJoinSide], s
       const column = own === undefined ? undefined : sides?.get(q)?.get(own);
       if (column) return column;
     }
-    return sides?.get(lower(qualifier(s)))?.get(lower(f.name)) ?? f.name;
+    // Of a name both sides have under one qualifier (`t RIGHT JOIN t`), the static side's is the later (sidesByQualifier).
+    return [...sides?.get(lower(qualifier(s))) ?? []].filter(([k, c]) => sideColumnName(k, c) === lower(f.name)).pop()?.[1] ?? f.name;
   };
   const padded = (f: Schema[number]) => ({ ...f, nullable: true });
   // Each side's own USING key, `l.k` and `r.k` (NULL where the side is padded), as Spark's hidden
@@ -554,7 +555,7 @@ function buildStaticJoin(join: Join, [l, r]: [StaticJoinSide, StaticJoinSide], s
   const fromPreserving = (c: (typeof columns)[number]) => column(c.side ? inPreserving(c.side, c.field) : c.name);
   const scope: PlannedJoin['scope'] = shared.size === 0 && sideKeys.length === 0 ? undefined : {
     ...(sideKeys.length ? { merged: new Map(keys.map((f) => [lower(f.name), f.name] as const)) } : {}),
-    sides: new Map([l, r].flatMap((s) => {
+    sides: sidesByQualifier([l, r].flatMap((s) => {
       // In the side's own order, its USING keys where they stand (`nt1.*` of a RIGHT join is k, v1).
       const own = new Map(sideKeys.filter((c) => c.side === s).map((c) => [lower(c.field.name), c.name] as const));
       const names = new Map(schemaOf(s).flatMap((f) => (own.has(lower(f.name)) ? [[lower(f.name), own.get(lower(f.name))!] as const] : using.has(lower(f.name)) ? [] : [[lower(f.name), rowName(s, f)] as const])));

@@ -6,8 +6,10 @@
 import { describe, expect, it } from 'vitest';
 import type { StaticTableSpec } from '../operators/stream-static-join';
 import type { Row } from '../types';
+import { writtenColumnName } from './column-names';
 import { compileStreamingQuery } from './streaming-query';
 import { eventsQuery } from './testing/events-query';
+import { selectStatic } from './testing/spark-printed';
 
 const SCHEMA = [{ name: 'id', type: 'long' as const }, { name: 'k', type: 'long' as const }];
 
@@ -23,6 +25,49 @@ describe('LATERAL subqueries over a stream', () => {
       .toEqual([{ id: 1, w: 12 }, { id: 1, w: 22 }, { id: 2, w: 10 }, { id: 2, w: 20 }, { id: 3, w: null }, { id: 3, w: null }]);
     // Without FROM: one row of the outer row's values.
     expect(await run('SELECT e.id, t.n FROM events e, LATERAL (SELECT e.k + 1 AS n) t', ROWS)).toEqual([{ id: 1, n: 3 }, { id: 2, n: 1 }, { id: 3, n: null }]);
+  });
+
+  it('a star of the relation before it expands into outer references (LATERAL (SELECT e.*), greatest(e.*))', async () => {
+    expect(await run('SELECT t.* FROM events e, LATERAL (SELECT e.*) AS t(a, b)', ROWS)).toEqual([{ a: 1, b: 2 }, { a: 2, b: 0 }, { a: 3, b: null }]);
+    expect(await run('SELECT e.id, t.m FROM events e, LATERAL (SELECT greatest(e.*) AS m) t', ROWS)).toEqual([{ id: 1, m: 2 }, { id: 2, m: 2 }, { id: 3, m: 3 }]);
+    // Unaliased, its columns repeat the outer row's names, as Spark's output does.
+    const q = compileStreamingQuery('SELECT * FROM events e, LATERAL (SELECT e.*)', { kind: 'StreamingRelation', sourceName: 'events', schema: SCHEMA });
+    expect(q.outputSchema.map((f) => writtenColumnName(f.name))).toEqual(['id', 'k', 'id', 'k']);
+    expect((await run('SELECT * FROM events e, LATERAL (SELECT e.*)', ROWS)).map((r) => Object.values(r))).toEqual([[1, 2, 1, 2], [2, 0, 2, 0], [3, null, 3, null]]);
+  });
+
+  it('a star reaches the query right around the subquery only, as Spark\'s outer plan', () => {
+    const sql = 'SELECT * FROM events e, LATERAL (SELECT * FROM VALUES (1) AS v(x), LATERAL (SELECT e.*))';
+    expect(() => compileStreamingQuery(sql, { kind: 'StreamingRelation', sourceName: 'events', schema: SCHEMA })).toThrow(/Cannot resolve `e`\.\*/);
+  });
+
+  it('LATERAL subqueries in a row each read the relations and LATERAL columns before them', async () => {
+    expect(await run('SELECT id, a, b, c FROM events e, LATERAL (SELECT e.id + e.k AS a), LATERAL (SELECT e.id - e.k AS b), LATERAL (SELECT a * b AS c)', ROWS.slice(0, 2)))
+      .toEqual([{ id: 1, a: 3, b: -1, c: -3 }, { id: 2, a: 2, b: 2, c: 4 }]);
+  });
+
+  it('LATERAL before FROM\'s first relation is its subquery, as Spark\'s visitFromClause has it', async () => {
+    expect((await selectStatic('SELECT * FROM LATERAL (SELECT * FROM VALUES (1), (2) AS v(x))', [])).rows).toEqual([{ x: 1 }, { x: 2 }]);
+    expect((await selectStatic('SELECT * FROM LATERAL (SELECT 1 AS x) JOIN LATERAL (SELECT x + 1 AS y)', [])).rows).toEqual([{ x: 1, y: 2 }]);
+  });
+
+  it('a nondeterministic subquery beside relations of one row runs; beside more (a stream) it is refused', async () => {
+    expect((await selectStatic('SELECT x, y >= 0 AS ok FROM VALUES (0) t(x) JOIN LATERAL (SELECT x + rand(0) AS y)', [])).rows).toEqual([{ x: 0, ok: true }]);
+    expect((await selectStatic('SELECT s FROM (SELECT sum(v) AS s FROM VALUES (1), (2) AS t(v)), LATERAL (SELECT rand(0) AS r)', [])).rows).toEqual([{ s: 3 }]);
+    expect(() => compileStreamingQuery('SELECT * FROM events e, LATERAL (SELECT rand(0) AS r)', { kind: 'StreamingRelation', sourceName: 'events', schema: SCHEMA }))
+      .toThrow(/NON_DETERMINISTIC_LATERAL_SUBQUERIES/);
+    await expect(selectStatic('SELECT * FROM VALUES (1), (2) AS t(v), LATERAL (SELECT rand(0) AS r)', [])).rejects.toThrow(/NON_DETERMINISTIC_LATERAL_SUBQUERIES/);
+  });
+
+  it('refuses a nondeterministic ON (LATERAL_JOIN_CONDITION_NON_DETERMINISTIC)', () => {
+    const sql = 'SELECT * FROM events e JOIN LATERAL (SELECT v FROM VALUES (1) AS t(v)) s ON e.id + rand(0) = s.v';
+    let error: unknown;
+    try {
+      compileStreamingQuery(sql, { kind: 'StreamingRelation', sourceName: 'events', schema: SCHEMA });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toMatchObject({ errorClass: 'UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.LATERAL_JOIN_CONDITION_NON_DETERMINISTIC' });
   });
 
   it('JOIN LATERAL … ON keeps the pairs ON holds for; LEFT JOIN LATERAL pads the rows left with none', async () => {

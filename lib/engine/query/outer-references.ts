@@ -55,6 +55,21 @@ export class OuterReferences {
     if (level > 0) builder.outer = (parts, pos) => this.resolve(level - 1, parts, pos);
   }
 
+  /**
+   * A star `q.*` that the subquery being planned has no table, alias or struct column `q` for,
+   * as Spark's ResolveReferences expands it in a LATERAL subquery (`LATERAL (SELECT v1.*)`,
+   * `COALESCE(v1.*)`): the columns of `q` in the scope right around it, each an outer reference
+   * with its name (those `visible` takes); undefined outside a subquery or where that scope has
+   * no `q`. Spark expands such a star in its subquery's outer plan only (AnalysisContext's
+   * outerPlan), not in a query further out.
+   */
+  star(q: string, visible: (name: string) => boolean, pos: SqlPosition | undefined): { name: string; expr: Expr }[] | undefined {
+    const level = this.scopes.length - 1;
+    const scope = this.scopes[level];
+    const names = scope?.builder.qualifiedColumns(q, scope.schema);
+    return names?.filter(visible).map((name) => ({ name, expr: this.resolve(level, [q, name], pos)! }));
+  }
+
   /** A name as the scope at `level` (or one around it) reads it, as an outer reference to it; undefined where none has it. */
   private resolve(level: number, parts: readonly string[], pos: SqlPosition | undefined): Expr | undefined {
     const scope = this.scopes[level];

@@ -21,7 +21,7 @@
  */
 import type { Expr, SqlPosition } from './expression';
 import { exprToString, referencedColumns } from './expression';
-import { compileExpression, expressionType, implicitCastExpr } from './expression-compiler';
+import { canCastType, compileExpression, expressionType, implicitCastExpr } from './expression-compiler';
 import { lineColumn } from './expression-builder';
 import { isOrderable, typeOfField, typeText, type TypeInfo } from './data-types';
 import { isAggregateFunctionName } from './aggregate-functions';
@@ -32,7 +32,7 @@ import { parseDataType } from './parser/data-type-parser';
 import { expressionSql } from './parser/expression-sql';
 import { mapExpression, someExpression } from './parser/expression-tree';
 import type { Expression, LogicalPlan as UnresolvedPlan, Position } from './parser/unresolved-plan';
-import { canCast, castValue } from './sql-values';
+import { castValue } from './sql-values';
 import { notSupportedYet, SqlValidationError } from './sql-error';
 import type { Schema } from '../types';
 import type { UnpivotInput } from './unpivot-planner';
@@ -70,11 +70,13 @@ export function planPivot(u: Pivot, input: PivotInput): { plan: LogicalPlan; sch
   const values = u.pivotValues.map((v) => {
     const e = v.kind === 'Alias' ? v.child : v;
     const built = builder.build(e);
+    // Resolved first (Spark's ResolveReferences, before ResolvePivot checks the values are
+    // literals): a name that is no column is UNRESOLVED_COLUMN, not NON_LITERAL_PIVOT_VALUES.
+    const type = expressionType(built, input.schema);
     const read = new Set<string>();
     referencedColumns(built, read);
     if (read.size > 0) throw new SqlValidationError(`Literal expressions required for pivot values, found "${expressionSql(e)}". Write the value as a literal`, lineColumn(e.pos), 'PIVOT', 'NON_LITERAL_PIVOT_VALUES');
-    const type = expressionType(built, input.schema);
-    if (!canCast(type.type, pivotType.type as Parameters<typeof canCast>[1]) && type.type !== pivotType.type) {
+    if (!canCastType(type, pivotType)) {
       throw new SqlValidationError(
         `Invalid pivot value '${expressionSql(e)}': value data type ${typeText(type)} does not match pivot column data type ${typeText(pivotType)}. Write a value of the column's type`,
         lineColumn(e.pos), 'PIVOT', 'PIVOT_VALUE_DATA_TYPE_MISMATCH');

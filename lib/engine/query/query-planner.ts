@@ -16,13 +16,13 @@ import { unsupportedOperation } from '../errors';
 import type { Expr, SqlPosition } from './expression';
 import { exprChildren, exprToString } from './expression';
 import { compileExpression, typeOfCompiled, unresolvedColumn, widenSetOperationColumn, widerTypeWithoutStringPromotion } from './expression-compiler';
-import { duplicateColumn, writtenColumnName } from './column-names';
+import { nondeterministicLateralSubquery } from './parser/lateral-subquery';
+import { DUPLICATE_COLUMN_MARK, duplicateColumn, sideColumnName, writtenColumnName, writtenName } from './column-names';
 import { ExpressionBuilder, lineColumn, type Scope } from './expression-builder';
 import { generatorOutput, GENERATORS, TABLE_FUNCTIONS } from './generators';
 import { children, firstStreamingRelation, isDeterministicPlan, relationOutput, type LogicalPlan, type NamedExpr, type ScalarSubquery, type StreamingRelation } from './logical-plan';
 import { isCorrelatedSubquery } from './correlated-scalar-subquery';
 import { checkCorrelatedReferences, checkCorrelatedReferenceTypes, checkOffsetCorrelation, OuterReferences, readsOuterReference } from './outer-references';
-import { lateralColumnClash } from './parser/lateral-subquery';
 import { inSubqueriesInJoinConditions, inSubqueryOverRows, outerReferenceInSetOperation } from './in-subquery-rows';
 import { isOrderable, sameType, typeOfField, typeText, type TypeInfo } from './data-types';
 import { parsePlan } from './parser/ast-builder';
@@ -33,7 +33,7 @@ import { BooleanType, IntegerType, LongType, type DataType } from './parser/data
 import { parseDataType } from './parser/data-type-parser';
 import { resolveSubquery, type Resolved } from './resolved-plan';
 import { conjunctionOf, splitConjunctivePredicates, VALUES_RELATION, type BinaryOp, type Expression, type LogicalPlan as UnresolvedPlan, type Position } from './parser/unresolved-plan';
-import { buildAggregation, buildSortAndLimit, checkStarWithGroupByPosition, containsAggregate, isAggregation, isDistinctOverAggregation, missingSortReferences, sortOverMissingReferences, type SortClause } from './aggregate-planner';
+import { buildAggregation, buildSortAndLimit, checkStarWithGroupByPosition, containsAggregate, groupingItem, isAggregation, isDistinctOverAggregation, missingSortReferences, sortOverMissingReferences, windowInGrouping, type SortClause } from './aggregate-planner';
 import { isAggregateFunctionName } from './aggregate-functions';
 import { buildStreamStaticJoin, firstStaticTable, tableOrViewNotFound } from './join-planner';
 import { isDeterministic } from './random-functions';
@@ -239,11 +239,21 @@ function namedRelation(u: UnresolvedPlan): { table: string; qualifier: string } 
   return { table, qualifier: alias ?? table };
 }
 
-/** The qualifiers FROM's relations are read by (its joins' sides, not inside a subquery), lower-cased. */
+/**
+ * FROM's relations (its joins' sides, not inside a subquery), in order, each with the qualifier
+ * its columns are read by: a relation by name with its name (namedRelation), an aliased subquery
+ * without one.
+ */
+function fromLeaves(u: UnresolvedPlan): { table?: string; qualifier: string }[] {
+  if (u.kind === 'Join') return [...fromLeaves(u.left), ...fromLeaves(u.right)];
+  const named = namedRelation(u);
+  if (named) return [named];
+  return u.kind === 'SubqueryAlias' ? [{ qualifier: u.alias }] : [];
+}
+
+/** The qualifiers FROM's relations are read by, lower-cased. */
 function fromQualifiers(u: UnresolvedPlan): Set<string> {
-  if (u.kind === 'Join') return new Set([...fromQualifiers(u.left), ...fromQualifiers(u.right)]);
-  const q = namedRelation(u)?.qualifier ?? (u.kind === 'SubqueryAlias' ? u.alias : undefined);
-  return new Set(q === undefined ? [] : [q.toLowerCase()]);
+  return new Set(fromLeaves(u).map((l) => l.qualifier.toLowerCase()));
 }
 
 /**
@@ -746,13 +756,18 @@ class QueryPlanner {
 
     const tableFunction = lateralViews.find((lv) => lv.tableFunction);
     if (tableFunction && !this.staticLeaves) throw this.tableFunctionOverStream(tableFunction);
-    const from = this.from(child, ctes);
+    let from = this.from(child, ctes);
     this.batchSelect = this.staticLeaves && !firstStreamingRelation(from.plan);
     let plan = from.plan;
     let schema = from.schema;
     const qualifiers = [...from.qualifiers];
+    // A generator's columns, once one is named by an alias or repeats a name, are a side of their
+    // own (`t.*` is the generator's columns only, a repeated name read unqualified is ambiguous),
+    // as Spark's Generate's output attributes are.
+    let sides = from.scope?.sides ? new Map(from.scope.sides) : undefined;
     for (const lv of lateralViews) {
       const builder = this.builder(qualifiers, schema, from.scope);
+      const before = schema;
       const name = lv.generator.nameParts.join('.').toLowerCase() + (lv.outer ? '_outer' : '');
       if (lv.tableFunction && !TABLE_FUNCTIONS.has(name)) throw unresolvableTableFunction(lv.generator);
       if (name === 'json_tuple' || name === 'json_tuple_outer') {
@@ -765,13 +780,30 @@ class QueryPlanner {
         if (lv.qualifier) qualifiers.push(lv.qualifier);
         continue;
       }
+      if (!atMostOneRow(plan)) {
+        const nondeterministic = nondeterministicLateralSubquery(lv.generator, lv.pos);
+        if (nondeterministic) throw nondeterministic;
+      }
       if (!GENERATORS.has(name) && !lv.tableFunction) throw notSupportedYet(`LATERAL VIEW ${name}()`, lineColumn(lv.generator.pos), 'LATERAL VIEW takes explode(), posexplode(), inline() and their _outer forms, stack() and json_tuple()');
       const args = positionalArguments(name, lv.generator.arguments, lv.generator.pos);
       const call: Expr = { kind: 'call', name, args: args.map((a) => builder.build(a)), pos: lineColumn(lv.generator.pos) };
       ({ plan, output: schema } = this.resolved(this.generate(call as Extract<Expr, { kind: 'call' }>, lv.generatorOutput.length ? lv.generatorOutput : undefined, schema, plan, false, lv.tableFunction).plan));
       if (lv.qualifier) qualifiers.push(lv.qualifier);
+      const generated = schema.slice(before.length);
+      if (lv.qualifier || generated.some((f) => writtenColumnName(f.name) !== f.name)) {
+        if (!sides) {
+          const own = new Map<string, string>();
+          for (const f of before) if (!own.has(writtenColumnName(f.name).toLowerCase())) own.set(writtenColumnName(f.name).toLowerCase(), f.name);
+          sides = new Map(from.qualifiers.map((q) => [q.toLowerCase(), own]));
+        }
+        // Unaliased, the side has a name no SQL text writes: its columns are read unqualified.
+        sides.set(lv.qualifier?.toLowerCase() ?? `${DUPLICATE_COLUMN_MARK}generate${sides.size}`, new Map(generated.map((f) => [writtenColumnName(f.name).toLowerCase(), f.name])));
+        from = { ...from, scope: { ...from.scope, sides } };
+      }
     }
     const builder = this.builder(qualifiers, schema, from.scope);
+    // A star in WHERE's calls (coalesce(*), 4 IN (*)) is the input's columns, as Spark's ResolveReferences expands a Filter's.
+    builder.expandStar = (star) => this.starExprs(star, qualifiers, schema, from.scope);
     const windowIn = where && this.batchSelect ? someExpression(where, (x) => x.kind === 'UnresolvedWindowExpression') : false;
     if (windowIn) throw new SqlValidationError('It is not allowed to use window functions inside WHERE clause. Compute it in a subquery and filter on its column', lineColumn(where!.pos), 'WHERE', '_LEGACY_ERROR_TEMP_1034');
     if (where) {
@@ -814,7 +846,8 @@ class QueryPlanner {
       // `SELECT DISTINCT *` (or `*` with a GROUP BY of every column): the star's columns, each
       // then a grouping key like any column written out.
       const expanded = items.flatMap((i): Expression[] => (i.kind !== 'UnresolvedStar' ? [i]
-        : this.starColumns(i, qualifiers, schema, from.scope).map(({ column, path, pruned }): Expression => {
+        : this.starColumns(i, qualifiers, schema, from.scope).map(({ column, path, pruned, outer }): Expression => {
+          if (outer) return { kind: 'UnresolvedAttribute', nameParts: [...i.target!, column], pos: i.pos };
           if (pruned) throw notSupportedYet('EXCEPT of a struct\'s field in a star that is grouped by (DISTINCT *, GROUP BY ALL)', lineColumn(i.pos), 'leave out the whole column, or build the struct in a subquery');
           return path.length === 0
             // The row's column itself: a repeated name's copies are each their own key.
@@ -853,8 +886,19 @@ class QueryPlanner {
   private windowsOverAggregation(u: UnresolvedPlan, ctes: ReadonlyMap<string, LogicalPlan>, having: Expression | undefined, distinct: boolean, sort?: SortClause): { plan: UnresolvedPlan; sort?: SortClause } | undefined {
     if (!this.staticLeaves || (u.kind !== 'Aggregate' && u.kind !== 'Project') || !this.readsStaticTablesOnly(u, ctes)) return undefined;
     const items = u.kind === 'Aggregate' ? u.aggregateExpressions : u.projectList;
-    const grouping = u.kind === 'Aggregate' ? u.groupingExpressions : [];
     if (!items.some(hasWindowExpression)) return undefined;
+    // A GROUP BY position is the select item there (Spark's groupByOrdinal), resolved against
+    // these items, not the inner query's: `GROUP BY 1` of `SELECT k, sum(v), rank() OVER (…)`
+    // groups by k, and of `SELECT rank() OVER (…), count(*)` is a window grouped by, refused.
+    // Inside CUBE, ROLLUP and GROUPING SETS too; the inner query groups by the items so found.
+    const positioned = (g: Expression): Expression => g.kind !== 'GroupingAnalytics' ? groupingItem(g, items) : {
+      ...g,
+      groupingSets: g.groupingSets.map((set) => set.map((e) => groupingItem(e, items))),
+      ...(g.groupByExpressions ? { groupByExpressions: g.groupByExpressions.map((e) => groupingItem(e, items)) } : {}),
+    };
+    const grouping = u.kind === 'Aggregate' ? u.groupingExpressions.map(positioned) : [];
+    const windowGrouped = grouping.find(hasWindowExpression);
+    if (windowGrouped) throw windowInGrouping(windowGrouped, windowGrouped.pos);
     if (distinct && u.kind === 'Project' && !having && !items.some(containsAggregate)) {
       // SELECT DISTINCT over window functions (`SELECT DISTINCT k, first_value(v) OVER (PARTITION BY k
       // ORDER BY ts DESC)`): Spark's Distinct above the Window, the rows of that SELECT made distinct.
@@ -877,7 +921,19 @@ class QueryPlanner {
     // outputs each distinct grouping expression (NULL where its set leaves it out).
     const keys = groupingSetsOf(grouping, keyOf)?.expressions ?? grouping;
     const groups = new Map(keys.map((g, i) => [keyOf(g), `__window_group${i}`]));
-    keys.forEach((g, i) => hidden.push({ kind: 'Alias', child: g, name: `__window_group${i}`, pos }));
+    // A GROUP BY name that is a select item's alias (`depname AS d … GROUP BY d`): the inner
+    // query outputs the item under its alias, so that its GROUP BY reads the name as Spark's
+    // groupByAliases does (the item, unless an input column has the name), and the outer items
+    // read the item's expression as that column.
+    const aliased = new Map(items.flatMap((i) => (i.kind === 'Alias' && !containsAggregate(i.child) && !hasWindowExpression(i.child) ? [[i.name.toLowerCase(), i.child] as const] : [])));
+    keys.forEach((g, i) => {
+      const item = g.kind === 'UnresolvedAttribute' && g.nameParts.length === 1 ? aliased.get(g.nameParts[0].toLowerCase()) : undefined;
+      if (!item || g.kind !== 'UnresolvedAttribute') return hidden.push({ kind: 'Alias', child: g, name: `__window_group${i}`, pos });
+      const name = g.nameParts[0];
+      groups.set(keyOf(g), name);
+      if (!groups.has(keyOf(item))) groups.set(keyOf(item), name);
+      return hidden.push({ kind: 'Alias', child: item, name, pos });
+    });
     const aggregates = new Map<string, string>();
     const column = (name: string): Expression => ({ kind: 'UnresolvedAttribute', nameParts: [alias, name], pos });
     const over = (e: Expression): Expression => mapExpression(e, (x) => {
@@ -906,7 +962,7 @@ class QueryPlanner {
       const name = item.kind === 'UnresolvedAttribute' ? item.nameParts[item.nameParts.length - 1] : expressionSql(item);
       return { kind: 'Alias', child: over(item), name, pos: item.pos };
     });
-    let inner: UnresolvedPlan = u.kind === 'Aggregate' ? { ...u, aggregateExpressions: hidden } : { kind: 'Aggregate', groupingExpressions: [], aggregateExpressions: hidden, child: u.child, pos };
+    let inner: UnresolvedPlan = u.kind === 'Aggregate' ? { ...u, groupingExpressions: grouping, aggregateExpressions: hidden } : { kind: 'Aggregate', groupingExpressions: [], aggregateExpressions: hidden, child: u.child, pos };
     if (having) inner = { kind: 'UnresolvedHaving', havingCondition: having, child: inner, pos };
     const plan: UnresolvedPlan = { kind: 'Project', projectList: outer, child: { kind: 'SubqueryAlias', alias, child: inner, pos }, pos };
     return { plan, ...(sort ? { sort: { ...sort, order: sort.order.map((o) => ({ ...o, child: over(o.child) })) } } : {}) };
@@ -1380,22 +1436,14 @@ class QueryPlanner {
    * reads the outer row where it is put inside a subquery over a table of a column of that name.
    */
   private outerQualified(e: Expression, from: UnresolvedPlan): Expression {
-    const owners: { qualifier: string; columns: Schema }[] = [];
-    const leaves = (u: UnresolvedPlan) => {
-      if (u.kind === 'Join') {
-        leaves(u.left);
-        leaves(u.right);
-        return;
-      }
-      const t = namedRelation(u);
-      if (!t) return;
-      const cte = this.ctes.get(t.table.toLowerCase());
-      const relation = !cte ? this.relations.find((r) => r.sourceName.toLowerCase() === t.table.toLowerCase()) : undefined;
-      const table = !cte ? this.staticTables.find((x) => x.name.toLowerCase() === t.table.toLowerCase()) : undefined;
+    const owners = fromLeaves(from).flatMap(({ table: name, qualifier }) => {
+      if (name === undefined) return [];
+      const cte = this.ctes.get(name.toLowerCase());
+      const relation = !cte ? this.relations.find((r) => r.sourceName.toLowerCase() === name.toLowerCase()) : undefined;
+      const table = !cte ? this.staticTables.find((x) => x.name.toLowerCase() === name.toLowerCase()) : undefined;
       const columns = cte ? this.resolved(cte).output : relation ? relationOutput(relation) : table?.schema;
-      if (columns) owners.push({ qualifier: t.qualifier, columns });
-    };
-    leaves(from);
+      return columns ? [{ qualifier, columns }] : [];
+    });
     return mapExpression(e, (x) => {
       if (x.kind !== 'UnresolvedAttribute' || x.nameParts.length !== 1) return undefined;
       const owner = owners.find((o) => o.columns.some((f) => f.name.toLowerCase() === x.nameParts[0].toLowerCase()));
@@ -1884,6 +1932,11 @@ class QueryPlanner {
         if (struct) fieldPath.push(struct.name);
       }
       const fields = struct?.type === 'window' ? [{ name: 'start' }, { name: 'end' }] : struct?.type === 'struct' ? (struct.fields ?? []) : undefined;
+      // `v1.*` in a subquery, v1 a relation of the query around it (`LATERAL (SELECT v1.*)`):
+      // its columns as outer references.
+      const visible = (name: string) => !name.startsWith(HIDDEN_SCALAR_SUBQUERY) && !name.startsWith(WINDOW_COLUMN_PREFIX);
+      const outer = !struct && !e.except && e.target.length === 1 ? this.outerReferences.star(e.target[0], visible, pos) : undefined;
+      if (outer) return outer.map(({ name, expr }): StarColumn => ({ column: name, path: [], name, outer: expr }));
       if (!struct) {
         throw new SqlValidationError(
           `Cannot resolve \`${t}\`.* given input columns ${inputSchema.map((f) => `\`${f.name}\``).join(', ')}: no table, alias or struct column is named ${t}`,
@@ -1897,7 +1950,7 @@ class QueryPlanner {
     const side = e.target && scope?.sides?.get(e.target[0].toLowerCase());
     // A join's row names a column two sides share by its side (`a.value`): its written name is the side's.
     const written = new Map<string, string>();
-    for (const columns of scope?.sides?.values() ?? []) for (const [name, column] of columns) if (!written.has(column)) written.set(column, name);
+    for (const columns of scope?.sides?.values() ?? []) for (const [key, column] of columns) if (!written.has(column)) written.set(column, writtenName(sideColumnName(key, column), column));
     const columns = (side ? [...side.values()] : inputSchema.map((f) => f.name)).filter((c) => !c.startsWith(HIDDEN_SCALAR_SUBQUERY) && !c.startsWith(WINDOW_COLUMN_PREFIX))
       .map((column): StarColumn => ({ column, path: [], name: written.get(column) ?? column, type: inputSchema.find((f) => f.name === column) }));
     if (!e.except) return columns;
@@ -1928,7 +1981,7 @@ class QueryPlanner {
     const list: NamedExpr[] = [];
     let generate: Extract<LogicalPlan, { kind: 'Generate' }> | undefined;
     const starColumns = (e: Extract<Expression, { kind: 'UnresolvedStar' }>): NamedExpr[] =>
-      this.starColumns(e, qualifiers, inputSchema, scope).map((c) => ({ expr: starColumnExpr(c), name: c.path.length > 0 ? c.name : builder.outputName(c.column) }));
+      this.starColumns(e, qualifiers, inputSchema, scope).map((c) => ({ expr: starColumnExpr(c), name: c.path.length > 0 || c.outer ? c.name : builder.outputName(c.column) }));
     builder.expandStar = (star) => this.starExprs(star, qualifiers, inputSchema, scope);
     for (const item of items) {
       const alias = item.kind === 'Alias' ? [item.name] : item.kind === 'MultiAlias' ? item.names : undefined;
@@ -2063,8 +2116,8 @@ class QueryPlanner {
    * A generator (a select item or a LATERAL VIEW) as a Generate over `child`: its output columns
    * are Spark's (or the aliases). Rows hold columns by name, so an output named like a column of
    * its input, which the other items may read, would hide it. A LATERAL VIEW's output is visible
-   * beside the input's columns, so there the name is refused (Spark: an ambiguous reference); a
-   * select item's is only the select item's (`SELECT explode(split(word, ' ')) AS word`, Spark's
+   * beside the input's columns, so there the name is repeated (column-names.ts: Spark's output
+   * shows both, a name that reads them unqualified is ambiguous); a select item's is only the select item's (`SELECT explode(split(word, ' ')) AS word`, Spark's
    * word count), so with `renameCollisions` it is generated under an unused name that the
    * Project above names back.
    */
@@ -2075,16 +2128,35 @@ class QueryPlanner {
     const taken = new Set(inputSchema.map((c) => c.name.toLowerCase()));
     const names = aliases ? [...aliases] : fields.map((f) => f.name);
     const output = names.map((name) => {
-      if (!taken.has(name.toLowerCase())) return name;
-      if (!renameCollisions) {
-        throw lateralColumnClash(call, name) ?? outputClash(exprToString(call), name, call.pos, call.name);
+      if (!taken.has(name.toLowerCase())) {
+        taken.add(name.toLowerCase());
+        return name;
       }
+      // A LATERAL VIEW's (or a LATERAL subquery's) column of a taken name repeats it, as Spark's
+      // output does: a column of its own, written as the name, ambiguous where it is read unqualified.
+      if (!renameCollisions) return duplicateColumn(name, ++this.repeats);
       let unused = `__generated_${name}`;
       for (let i = 1; taken.has(unused.toLowerCase()); i++) unused = `__generated_${name}_${i}`;
       taken.add(unused.toLowerCase());
       return unused;
     });
     return { plan: { kind: 'Generate', generator: call, output, child }, names };
+  }
+}
+
+/**
+ * Whether a plan gives at most one row, as Spark's maxRows knows it: one row of VALUES (or of no
+ * table), an aggregation without grouping, a LIMIT 1, and what projects or filters them.
+ */
+function atMostOneRow(plan: LogicalPlan): boolean {
+  switch (plan.kind) {
+    case 'StaticRelation': return plan.view ? atMostOneRow(plan.view.plan) : plan.table === VALUES_TABLE;
+    case 'Aggregate': return plan.groupBy.length === 0;
+    case 'Limit': return plan.limit <= 1 || atMostOneRow(plan.child);
+    case 'Project': case 'Filter': case 'Sort': case 'Offset': case 'Deduplicate': return atMostOneRow(plan.child);
+    // Every other member listed, so that a new one is a lint error until it is handled here.
+    case 'Expand': case 'Generate': case 'Join': case 'StreamingRelation': case 'Union': case 'Window':
+    default: return false;
   }
 }
 
@@ -2099,6 +2171,8 @@ interface StarColumn {
   readonly name: string;
   readonly type?: Field;
   readonly pruned?: PrunedStruct;
+  /** A column of a query around a subquery (`v1.*` there): the outer reference that reads it. */
+  readonly outer?: Expr;
 }
 
 /** A struct less some of its fields, each kept field whole or itself pruned. */
@@ -2106,7 +2180,6 @@ interface PrunedStruct {
   readonly fields: readonly { readonly name: string; readonly pruned?: PrunedStruct }[];
 }
 
-/** A star's column as the expression that reads it: a pruned struct is rebuilt of its kept fields. */
 /**
  * Whether a scalar subquery is the one a LATERAL subquery is written as (parser/lateral-subquery.ts):
  * `SELECT collect_list(struct(s.*)) FROM (…) s [WHERE <ON>]`, its rows collected per outer row.
@@ -2136,7 +2209,9 @@ function sortedOnCorrelatedSubquery(key: Expr, pos: Position): Expr {
   return key;
 }
 
+/** A star's column as the expression that reads it: a pruned struct is rebuilt of its kept fields. */
 function starColumnExpr(c: StarColumn): Expr {
+  if (c.outer) return c.outer;
   const column: Expr = { kind: 'column', name: c.column };
   const read = c.path.reduce((arg: Expr, field): Expr => ({ kind: 'field', arg, field }), column);
   const rebuild = (value: Expr, pruned: PrunedStruct): Expr => ({

@@ -248,6 +248,7 @@ function compileGroupingKeys(analysis: AggregateAnalysis, childSchema: Schema, t
       name: k.name, type: k.window || k.session ? 'window' : c.type === 'null' ? 'string' : c.type, eval: keyEval, window: k.window, column,
       ...(c.decimal && !k.window ? { decimal: c.decimal } : {}), ...(c.elementType ? { elementType: c.elementType } : {}), ...(c.fields && !k.window && !k.session ? { fields: c.fields } : {}),
       ...(c.integral ? { integral: c.integral } : {}), ...(c.float32 ? { float32: true as const } : {}), ...(c.ntz ? { ntz: true as const } : {}), ...(c.interval ? { interval: c.interval } : {}),
+      ...(c.type === 'null' && !k.window && !k.session ? { void: true as const } : {}),
     };
   });
 }

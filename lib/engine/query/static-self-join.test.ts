@@ -78,3 +78,30 @@ describe('a RIGHT JOIN whose left side is a join of static tables', () => {
       .toEqual({ names: ['id', 'name', 'cid', 'cname'], rows: ['2,bob,1,ann', 'null,null,2,bob'] });
   });
 });
+
+describe('a relation joined with itself without an alias on either side', () => {
+  // Spark qualifies both sides' columns by the one name: `id` and `users.id` each mean two columns.
+  const self = (item: string, join = 'JOIN users ON true') => compile(`SELECT q.* FROM events e CROSS JOIN (SELECT ${item} FROM users ${join}) q WHERE e.id = 1`);
+  const ambiguous = (name: string, candidates: string) => expect.objectContaining({ errorClass: 'AMBIGUOUS_REFERENCE', message: expect.stringContaining(`Reference \`${name}\` is ambiguous, could be: [${candidates}]`) });
+
+  it.each(['JOIN users ON true', 'JOIN users', ', users', 'LEFT JOIN users ON true', 'RIGHT JOIN users ON true', 'FULL JOIN users ON true'])('refuses a column name unqualified or qualified by the name (users %s)', (join) => {
+    expect(() => self('name', join)).toThrow(ambiguous('name', '`users`.`name`, `users`.`name`'));
+    expect(() => self('users.name', join)).toThrow(ambiguous('name', '`users`.`name`, `users`.`name`'));
+  });
+
+  it('expands `users.*` to both sides\' columns', async () => {
+    expect(await answer('SELECT q.* FROM events e CROSS JOIN (SELECT users.* FROM users JOIN users) q WHERE e.id = 1'))
+      .toEqual({ names: ['id', 'name', 'id', 'name'], rows: ['1,ann,1,ann', '1,ann,2,bob', '2,bob,1,ann', '2,bob,2,bob'] });
+  });
+
+  it('refuses a name two aliases alike qualify, and reads the name of the side the alias leaves', async () => {
+    expect(() => self('u.id', 'u JOIN users u ON true')).toThrow(ambiguous('id', '`u`.`id`, `u`.`id`'));
+    expect(await answer('SELECT q.* FROM events e CROSS JOIN (SELECT users.name FROM users u JOIN users ON u.id + 1 = users.id) q WHERE e.id = 1'))
+      .toEqual({ names: ['name'], rows: ['bob'] });
+  });
+
+  it('refuses the name of a CTE and a subquery aliased alike', () => {
+    expect(() => compile('WITH c(x) AS (SELECT id FROM users) SELECT q.* FROM events e CROSS JOIN (SELECT c.x FROM (SELECT 10) AS c(x), c) q'))
+      .toThrow(ambiguous('x', '`c`.`x`, `c`.`x`'));
+  });
+});

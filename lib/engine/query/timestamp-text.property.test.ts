@@ -38,4 +38,43 @@ describe('parseTimestampLiteral', () => {
     expect(parseTimestampLiteral('2024-02-30T00:00:00')).toBeNull();
     expect(parseTimestampLiteral('2024-02-29 23:59:59.999999999')).toBe(Date.UTC(2024, 1, 29, 23, 59, 59, 999) + 0.999);
   });
+
+  // Spark's stringToTimestamp reads a time without a date as that time of the current date in
+  // the string's zone (else the session's): Weir's current date is the batch's, as current_date().
+  const timeText = fc.record({
+    t: fc.boolean(),
+    h: fc.integer({ min: 0, max: 25 }),
+    mi: fc.integer({ min: 0, max: 61 }),
+    s: fc.option(fc.integer({ min: 0, max: 61 })),
+    frac: fc.oneof(fc.constant(''), fc.stringMatching(/^\.[0-9]{1,9}$/)),
+    zone: fc.constantFrom('', 'Z', ' UTC', '+02:00', '-0930', ' Asia/Tokyo', ' America/Los_Angeles'),
+  }).map((x) => `${pad(x.h, 2)}:${pad(x.mi, 2)}${x.s === null ? '' : `:${pad(x.s, 2)}${x.frac}`}${x.zone}`);
+  const batchTime = fc.integer({ min: Date.UTC(1970, 0, 1), max: Date.UTC(2100, 0, 1) });
+  const wallDate = (ms: number, zone: string) => {
+    const name = zone.trim() === '' || zone.trim() === 'Z' ? 'UTC' : zone.trim().replace(/^([+-]\d\d):?(\d\d)$/, '$1:$2');
+    const p = Object.fromEntries(new Intl.DateTimeFormat('en-US', { timeZone: name, year: 'numeric', month: '2-digit', day: '2-digit' }).formatToParts(ms).map((x) => [x.type, x.value]));
+    return `${p.year}-${p.month}-${p.day}`;
+  };
+
+  it("reads a time without a date as that time of the batch's date in its zone", () => {
+    fc.assert(
+      fc.property(timeText, batchTime, (s, now) => {
+        const zone = / ?(Z|UTC|[+-][0-9:]+|[A-Za-z]+\/[A-Za-z_]+)$/.exec(s)?.[0] ?? '';
+        const time = s.slice(0, s.length - zone.length);
+        expect(parseTimestampLiteral(s, false, false, now), s).toBe(parseTimestampLiteral(`${wallDate(now, zone)} ${time}${zone}`));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('reads no time without a date when it has no batch, nor as a TIMESTAMP_NTZ (as Spark)', () => {
+    const now = Date.UTC(2026, 11, 7, 23, 30);
+    expect(parseTimestampLiteral('10:11:12', false, false, now)).toBe(Date.UTC(2026, 11, 7, 10, 11, 12));
+    expect(parseTimestampLiteral('T10:11', false, false, now)).toBe(Date.UTC(2026, 11, 7, 10, 11));
+    expect(parseTimestampLiteral('10:11 +02:00', false, false, now)).toBe(Date.UTC(2026, 11, 8, 8, 11));
+    expect(parseTimestampLiteral('10:11:12')).toBeNull();
+    expect(parseTimestampLiteral('10:11:12', true, false, now)).toBeNull();
+    expect(parseTimestampLiteral('24:00:00', false, false, now)).toBeNull();
+    expect(parseTimestampLiteral('10:11:12 Mars/Olympus', false, false, now)).toBeNull();
+  });
 });

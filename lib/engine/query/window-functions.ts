@@ -190,6 +190,9 @@ export function extractWindowExpressions(items: readonly Expression[], child: Lo
     // BY; Spark checks a call's WITHIN GROUP as it resolves the function, before its window.
     const within = withinGroup(f);
     if (!WINDOW_ONLY.has(fn) && !isAggregateFunctionName(fn)) {
+      // Spark resolves the call before it checks the window: a function it has no such name
+      // for (range(1, 100) OVER (), range being a table-valued function) is UNRESOLVED_ROUTINE.
+      compileExpression(builder.build(f), schema);
       throw new SqlValidationError(`[UNSUPPORTED_EXPR_FOR_WINDOW] Expression "${expressionSql(f)}" not supported within a window function. Apply OVER to a window function (row_number, rank, lag, …) or an aggregate`, lineColumn(e.pos), 'window function', 'UNSUPPORTED_EXPR_FOR_WINDOW');
     }
     if (f.isDistinct) {

@@ -304,11 +304,12 @@ class PlanAstBuilder {
     const plan = rest.reduce((left: LogicalPlan, r): LogicalPlan => {
       const generator = r.KW_LATERAL() && r.joinRelation().length === 0 && r.pivotClause().length === 0 && r.unPivotClause().length === 0 ? this.lateralGenerator(r.relationPrimary()!, false) : undefined;
       if (generator) return generator(left);
-      if (left.kind === 'Generate' && !left.tableFunction) throw joinAfterLateral(this.pos(r));
+      // A LATERAL subquery is a Generate over the relations before it, a LATERAL one before it too.
       const primary = r.relationPrimary();
       if (r.KW_LATERAL() && primary instanceof Ctx.SubQueryTableSourceContext && r.joinRelation().length === 0) {
         return lateralSubqueryJoin(left, this.relationPrimary(primary), false, undefined, this.pos(r));
       }
+      if (left.kind === 'Generate' && !left.tableFunction) throw joinAfterLateral(this.pos(r));
       return { kind: 'Join', left, right: this.relation(r), joinType: 'Inner', pos: this.pos(ctx) };
     }, this.relation(first));
     // Spark's visitFromClause: a PIVOT or UNPIVOT after the relations takes no LATERAL VIEW nor the other.
@@ -414,7 +415,9 @@ class PlanAstBuilder {
 
   private relation(ctx: C<'RelationContext'>): LogicalPlan {
     if (ctx.tableName()) return { kind: 'UnresolvedRelation', multipartIdentifier: this.tableName(ctx.tableName()!), pos: this.pos(ctx) };
-    if (ctx.KW_LATERAL()) throw notSupported('LATERAL subqueries', this.pos(ctx));
+    // LATERAL before FROM's first relation has no relation to read (Spark's visitFromClause joins
+    // it LATERAL only to one before it): the subquery as any.
+    if (ctx.KW_LATERAL() && !(ctx.relationPrimary() instanceof Ctx.SubQueryTableSourceContext)) throw notSupported('LATERAL subqueries', this.pos(ctx));
     let plan = this.relationPrimary(ctx.relationPrimary()!);
     // Spark's relationExtension*: joins, PIVOT and UNPIVOT, each over what is before it.
     for (const j of ctx.children ?? []) {

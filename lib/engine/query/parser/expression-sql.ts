@@ -50,7 +50,8 @@ function literalSql(l: Literal): string {
   if (k === 'decimal') return `${decimalText(v as DecimalValue)}BD`;
   if (k === 'string') return quoteString(v as string);
   if (k === 'binary') return `X'${[...(v as Uint8Array)].map((b) => b.toString(16).padStart(2, '0').toUpperCase()).join('')}'`;
-  if (k === 'date') return `DATE '${new Date(Number(v) * 86_400_000).toISOString().slice(0, 10)}'`;
+  // A special value other than epoch (literals.ts) is kept as its word.
+  if (k === 'date') return typeof v === 'string' ? `DATE '${v}'` : `DATE '${new Date(Number(v) * 86_400_000).toISOString().slice(0, 10)}'`;
   if (k === 'timestamp' || k === 'timestamp_ntz') return `${k.toUpperCase()} '${String(v)}'`;
   return `${typeSql(l.dataType)} ${String(v)}`;
 }

@@ -7,8 +7,9 @@
  *   Spark's "Cannot mix year-month and day-time fields".
  * - `INTERVAL '1-2' YEAR TO MONTH`, `INTERVAL '1 02:03:04.5' DAY TO SECOND`: the type of the
  *   unit range, the string read in that range's form.
- * - `INTERVAL '1 day 2 hours'` (the typed-literal form): YearMonthIntervalType() or
- *   DayTimeIntervalType() (the whole range), by the units in the string.
+ * - `INTERVAL '1 day 2 hours'` (the typed-literal form): typed by the units in the string as
+ *   the unquoted form is (AstBuilder.constructMultiUnitsIntervalLiteral): `INTERVAL '1 day'` is an
+ *   INTERVAL DAY, `'1 months'` an INTERVAL MONTH, `'1 day 2 hours'` an INTERVAL DAY TO HOUR.
  * Part of the Spark SQL front end (see unresolved-plan.ts).
  */
 import { SqlValidationError } from '../sql-error';
@@ -39,7 +40,7 @@ function scaled(value: string, per: bigint, text: string, pos: Position): bigint
 }
 
 /** (value, unit) pairs to a literal: the units decide the type. */
-export function multiUnitInterval(pairs: readonly (readonly [string, string])[], text: string, pos: Position, fullRange = false): Literal {
+export function multiUnitInterval(pairs: readonly (readonly [string, string])[], text: string, pos: Position): Literal {
   let months = 0;
   let micros = 0n;
   const ym: number[] = [];
@@ -66,7 +67,7 @@ export function multiUnitInterval(pairs: readonly (readonly [string, string])[],
     throw new SqlValidationError(`[_LEGACY_ERROR_TEMP_0029] Cannot mix year-month and day-time fields: ${text}.`, pos, 'literal', '_LEGACY_ERROR_TEMP_0029');
   }
   if (ym.length) {
-    return { kind: 'Literal', value: months, dataType: fullRange ? YearMonthIntervalType() : YearMonthIntervalType(Math.min(...ym), Math.max(...ym)), pos };
+    return { kind: 'Literal', value: months, dataType: YearMonthIntervalType(Math.min(...ym), Math.max(...ym)), pos };
   }
   if (micros < -(2n ** 63n) || micros >= 2n ** 63n) {
     // Spark's microseconds are a BIGINT: its interval arithmetic fails past that.
@@ -75,7 +76,7 @@ export function multiUnitInterval(pairs: readonly (readonly [string, string])[],
       pos, 'literal', 'INTERVAL_ARITHMETIC_OVERFLOW.WITHOUT_SUGGESTION',
     );
   }
-  return { kind: 'Literal', value: micros, dataType: fullRange ? DayTimeIntervalType() : DayTimeIntervalType(Math.min(...dt), Math.max(...dt)), pos };
+  return { kind: 'Literal', value: micros, dataType: DayTimeIntervalType(Math.min(...dt), Math.max(...dt)), pos };
 }
 
 /** `INTERVAL '1 day 2 hours'`: the string's own `n unit` pairs. */
@@ -84,7 +85,7 @@ export function intervalString(value: string, text: string, pos: Position): Lite
   if (words.length === 0 || words.length % 2) throw invalid(value, pos);
   const pairs: [string, string][] = [];
   for (let i = 0; i < words.length; i += 2) pairs.push([words[i], words[i + 1]]);
-  return multiUnitInterval(pairs, text, pos, true);
+  return multiUnitInterval(pairs, text, pos);
 }
 
 const UNIT_TO_UNIT: Record<string, RegExp> = {

@@ -14,10 +14,9 @@
  * static data only, as a correlated scalar subquery does: a LATERAL subquery over a stream is
  * refused, as a scalar subquery over a stream is.
  */
-import type { Expr } from '../expression';
 import { isNondeterministicFunction } from '../random-functions';
 import { SqlValidationError } from '../sql-error';
-import { mapPlanExpressions } from './expression-tree';
+import { mapPlanExpressions, someExpression } from './expression-tree';
 import type { Expression, LogicalPlan, Position } from './unresolved-plan';
 
 /** The alias of a LATERAL subquery written without one: its columns are read unqualified. */
@@ -25,7 +24,7 @@ const LATERAL_ALIAS = '__lateral_subquery';
 
 /** `left` joined LATERAL with `right` (the subquery, aliased or not), as the Generate described above. */
 export function lateralSubqueryJoin(left: LogicalPlan, right: LogicalPlan, outer: boolean, condition: Expression | undefined, pos: Position): LogicalPlan {
-  refuseNondeterministic(right, pos);
+  if (condition) refuseNondeterministicCondition(condition, pos);
   const alias = right.kind === 'SubqueryAlias' ? right.alias : LATERAL_ALIAS;
   const relation: LogicalPlan = right.kind === 'SubqueryAlias' ? right : { kind: 'SubqueryAlias', alias, child: right, pos };
   const rows: Expression = {
@@ -41,30 +40,42 @@ export function lateralSubqueryJoin(left: LogicalPlan, right: LogicalPlan, outer
 }
 
 /**
- * For the generator a LATERAL subquery is (above), a column of it with the name of a column
- * before it: refused with what to do, as a generator's output that repeats an input column is.
- */
-export function lateralColumnClash(call: Extract<Expr, { kind: 'call' }>, name: string): SqlValidationError | undefined {
-  if (!(call.name === 'inline' || call.name === 'inline_outer') || call.args[0]?.kind !== 'scalarSubquery') return undefined;
-  return new SqlValidationError(
-    `A LATERAL subquery's column ${name} has the name of a column of the relations before it, which Weir does not repeat yet: alias it in the subquery (SELECT … AS another_name)`,
-    call.pos, 'LATERAL');
-}
-
-/**
  * Spark's CheckAnalysis refuses a nondeterministic LATERAL subquery beside relations of more than
  * one row (NON_DETERMINISTIC_LATERAL_SUBQUERIES): its rows would differ from one outer row to the
- * next, where Weir runs it once per tuple of outer values. A stream has more than one row.
+ * next, where Weir runs it once per tuple of outer values. The planner asks, for the Generate a
+ * LATERAL subquery is (above), where the relations before it may have more than one row (a
+ * stream has): the error, or undefined where the subquery is deterministic or not a LATERAL one.
  */
-function refuseNondeterministic(subquery: LogicalPlan, pos: Position): void {
+export function nondeterministicLateralSubquery(generator: Extract<Expression, { kind: 'UnresolvedFunction' }>, pos: Position): SqlValidationError | undefined {
+  const name = generator.nameParts.join('.').toLowerCase();
+  const subquery = generator.arguments[0];
+  if (!(name === 'inline' || name === 'inline_outer') || subquery?.kind !== 'ScalarSubquery') return undefined;
   let found: string | undefined;
-  mapPlanExpressions(subquery, (x) => {
+  mapPlanExpressions(subquery.plan, (x) => {
     if (!found && x.kind === 'UnresolvedFunction' && x.nameParts.length === 1 && isNondeterministicFunction(x.nameParts[0].toLowerCase())) found = x.nameParts[0];
     return undefined;
   });
-  if (!found) return;
-  throw new SqlValidationError(
+  if (!found) return undefined;
+  return new SqlValidationError(
     `[UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.NON_DETERMINISTIC_LATERAL_SUBQUERIES] Unsupported subquery expression: Non-deterministic lateral subqueries are not supported when joining with outer relations that produce more than one row: it calls ${found}(). ` +
       'Compute the random value in the outer query, or join without LATERAL',
     pos, 'LATERAL', 'UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.NON_DETERMINISTIC_LATERAL_SUBQUERIES');
+}
+
+/**
+ * Spark's CheckAnalysis refuses a LATERAL join's ON that calls a nondeterministic function
+ * (LATERAL_JOIN_CONDITION_NON_DETERMINISTIC): the condition is the subquery's filter here, run
+ * once per tuple of outer values rather than once per pair.
+ */
+function refuseNondeterministicCondition(condition: Expression, pos: Position): void {
+  let found: string | undefined;
+  someExpression(condition, (x) => {
+    if (x.kind === 'UnresolvedFunction' && x.nameParts.length === 1 && isNondeterministicFunction(x.nameParts[0].toLowerCase())) found = x.nameParts[0];
+    return found !== undefined;
+  });
+  if (!found) return;
+  throw new SqlValidationError(
+    `[UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.LATERAL_JOIN_CONDITION_NON_DETERMINISTIC] Unsupported subquery expression: Lateral join condition cannot be non-deterministic: it calls ${found}(). ` +
+      'Compute the random value in the subquery\'s select list and compare with it, or join without LATERAL',
+    pos, 'LATERAL', 'UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.LATERAL_JOIN_CONDITION_NON_DETERMINISTIC');
 }

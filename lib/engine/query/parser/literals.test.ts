@@ -104,6 +104,21 @@ describe('typed literals', () => {
     expect(errorOf("DATE '2024-02-30'").message).toBe(`[INVALID_TYPED_LITERAL] The value of the typed literal "DATE" is invalid: '2024-02-30'. (line 1, column 1)`);
   });
 
+  it("Spark's special date and timestamp values: epoch a constant, the rest kept as their word", () => {
+    expect(typed("DATE 'epoch'")).toEqual([0, 'date']);
+    expect(typed("DATE ' Today '")).toEqual(['today', 'date']);
+    expect(typed("DATE 'tomorrow UTC'")).toEqual(['tomorrow', 'date']);
+    expect(typed("TIMESTAMP 'EPOCH'")).toEqual(['1970-01-01 00:00:00', 'timestamp']);
+    expect(typed("TIMESTAMP 'now'")).toEqual(['now', 'timestamp']);
+    expect(typed("TIMESTAMP_NTZ 'yesterday'")).toEqual(['yesterday', 'timestamp_ntz']);
+    // A time without a date is a TIMESTAMP's (of the current date), not a TIMESTAMP_NTZ's.
+    expect(typed("TIMESTAMP '10:11:12.5'")).toEqual(['10:11:12.5', 'timestamp']);
+    // Spark's extractSpecialValue: no zone after now, a zone it resolves after the rest.
+    for (const bad of ["TIMESTAMP 'now UTC'", "DATE 'today Mars/Olympus'", "DATE 'todays'", "TIMESTAMP_NTZ '10:11:12'", "DATE 'noon'"]) {
+      expect(errorOf(bad).errorClass, bad).toBe('INVALID_TYPED_LITERAL');
+    }
+  });
+
   it('intervals are ANSI intervals (Spark 3.2+ default)', () => {
     const day = 86_400_000_000n;
     expect(typed('INTERVAL 1 DAY')).toEqual([day, 'interval day']);
@@ -113,11 +128,25 @@ describe('typed literals', () => {
     expect(typed('INTERVAL 1 YEAR 2 MONTHS')).toEqual([14, 'interval year to month']);
     expect(typed("INTERVAL '1-2' YEAR TO MONTH")).toEqual([14, 'interval year to month']);
     expect(typed("INTERVAL '-1 02:03:04.5' DAY TO SECOND")).toEqual([-(day + 7_384_500_000n), 'interval day to second']);
-    expect(typed("INTERVAL '5 minutes'")).toEqual([300_000_000n, 'interval day to second']);
+    expect(typed("INTERVAL '5 minutes'")).toEqual([300_000_000n, 'interval minute']);
     expect(errorOf('INTERVAL 1 YEAR 2 DAYS').message).toMatch(/Cannot mix year-month and day-time fields/);
     // Spark's grammar takes the unit NANOSECOND; its interval reader does not.
     expect(errorOf('INTERVAL 10 NANOSECONDS').errorClass).toBe('INVALID_INTERVAL_FORMAT.INVALID_UNIT');
     expect(errorOf("INTERVAL '1 day 10 nanoseconds'").errorClass).toBe('INVALID_INTERVAL_FORMAT.INVALID_UNIT');
+  });
+
+  it("an interval string of units is typed by its units, as the unquoted form (Spark 4's constructMultiUnitsIntervalLiteral)", () => {
+    const day = 86_400_000_000n;
+    expect(typed("INTERVAL '1 day'")).toEqual([day, 'interval day']);
+    expect(typed("INTERVAL '23 DAYS'")).toEqual([23n * day, 'interval day']);
+    expect(typed("INTERVAL '1 months'")).toEqual([1, 'interval month']);
+    expect(typed("INTERVAL '1 seconds'")).toEqual([1_000_000n, 'interval second']);
+    expect(typed("INTERVAL '3 year 1 month'")).toEqual([37, 'interval year to month']);
+    expect(typed("INTERVAL 'interval 1 day 2 hours'")).toEqual([day + 7_200_000_000n, 'interval day to hour']);
+    // A week is days, a millisecond or microsecond seconds.
+    expect(typed("INTERVAL '2 weeks'")).toEqual([14n * day, 'interval day']);
+    expect(typed("INTERVAL '1 hour 100 milliseconds'")).toEqual([3_600_100_000n, 'interval hour to second']);
+    expect(typed("INTERVAL '-1 day 1 hour -1 minute 1 second'")).toEqual([-(day - 3_600_000_000n + 60_000_000n - 1_000_000n), 'interval day to second']);
   });
 
   it('NULL and booleans', () => {

@@ -4,11 +4,13 @@
  * DECIMAL(2,1) (Java BigDecimal's precision and scale); `1.5e0` DOUBLE; the suffixes `Y` TINYINT,
  * `S` SMALLINT, `L` BIGINT, `D` DOUBLE, `F` FLOAT, `BD` DECIMAL, each range-checked with Spark's
  * INVALID_NUMERIC_LITERAL_RANGE; strings unescaped with Spark's rules (`unescapeSQLString`);
- * typed literals `DATE '…'`, `TIMESTAMP '…'`, `TIMESTAMP_NTZ '…'`, `X'…'`, `INTERVAL '…'`.
+ * typed literals `DATE '…'`, `TIMESTAMP '…'`, `TIMESTAMP_NTZ '…'`, `X'…'`, `INTERVAL '…'`, the
+ * date and timestamp ones with Spark's special values (`DATE 'today'`, see specialDatetimeValue).
  * Part of the Spark SQL front end (see unresolved-plan.ts).
  */
 import { parseDate } from '../date';
 import { SqlValidationError } from '../sql-error';
+import { zoneOf } from '../time-zones';
 import {
   BinaryType, ByteType, DateType, DecimalType, DoubleType, FloatType, IntegerType, LongType, MAX_DECIMAL_PRECISION,
   ShortType, StringType, TimestampNTZType, TimestampType,
@@ -124,20 +126,51 @@ function invalidTyped(type: string, value: string, pos: Position): SqlValidation
   return new SqlValidationError(`[INVALID_TYPED_LITERAL] The value of the typed literal "${type}" is invalid: '${value}'.`, pos, 'literal', 'INVALID_TYPED_LITERAL');
 }
 
-/** `DATE '…'`, `TIMESTAMP[_NTZ|_LTZ] '…'`, `X'…'` (INTERVAL '…' is intervals.ts's). */
+const ZONE = String.raw`\s*(Z|UTC|[+-]\d{1,2}(:?\d{2})?|[A-Za-z]+\/[A-Za-z_]+)?`;
+const DATED_TIMESTAMP = new RegExp(String.raw`^\s*[+-]?\d{4,6}(-\d{1,2}(-\d{1,2}([ T]\d{1,2}(:\d{1,2}(:\d{1,2}(\.\d*)?)?)?)?${ZONE})?)?\s*$`);
+const TIME_ONLY = new RegExp(String.raw`^\s*T?\d{1,2}:\d{1,2}(:\d{1,2}(\.\d*)?)?${ZONE}\s*$`);
+
+export type SpecialDatetimeValue = 'epoch' | 'now' | 'today' | 'tomorrow' | 'yesterday';
+const SPECIAL_VALUES: readonly string[] = ['epoch', 'now', 'today', 'tomorrow', 'yesterday'];
+
+/**
+ * Spark's special date and timestamp values (DateTimeUtils.extractSpecialValue), which its parser
+ * reads only in a typed literal (convertSpecialDate, convertSpecialTimestamp[NTZ]): the word in
+ * any case, after it a zone Spark checks and then ignores (none after `now`).
+ */
+export function specialDatetimeValue(value: string): SpecialDatetimeValue | undefined {
+  const m = /^([A-Za-z]+)[ \t]*(.*)$/s.exec(value.trim());
+  if (!m || m[0].length < 3) return undefined;
+  const word = m[1].toLowerCase();
+  if (!SPECIAL_VALUES.includes(word)) return undefined;
+  if (m[2] !== '' && (word === 'now' || zoneOf(m[2].replace(/^([+-])(\d):/, '$10$2:').replace(/^([+-]\d\d):(\d)$/, '$1:0$2')) === null)) return undefined;
+  return word as SpecialDatetimeValue;
+}
+
+/**
+ * `DATE '…'`, `TIMESTAMP[_NTZ|_LTZ] '…'`, `X'…'` (INTERVAL '…' is intervals.ts's). A special value
+ * other than `epoch` is kept as its word, and a TIMESTAMP's time without a date as written: their
+ * value is the batch's date's (expression-builder.ts), which validation does not know.
+ */
 export function typedLiteral(typeName: string, value: string, pos: Position): Literal {
   const t = typeName.toUpperCase();
+  const special = t === 'X' ? undefined : specialDatetimeValue(value);
   switch (t) {
     case 'DATE': {
+      if (special) return lit(special === 'epoch' ? 0 : special, DateType, pos);
       const days = parseDate(value);
       if (days === null) throw invalidTyped(t, value, pos);
       return lit(days, DateType, pos);
     }
     case 'TIMESTAMP':
     case 'TIMESTAMP_LTZ':
-    case 'TIMESTAMP_NTZ':
-      if (!/^\s*[+-]?\d{4,6}(-\d{1,2}(-\d{1,2}([ T]\d{1,2}(:\d{1,2}(:\d{1,2}(\.\d*)?)?)?)?\s*(Z|UTC|[+-]\d{1,2}(:?\d{2})?|[A-Za-z]+\/[A-Za-z_]+)?)?)?\s*$/.test(value)) throw invalidTyped(t, value, pos);
-      return lit(value, t === 'TIMESTAMP_NTZ' ? TimestampNTZType : TimestampType, pos);
+    case 'TIMESTAMP_NTZ': {
+      const type = t === 'TIMESTAMP_NTZ' ? TimestampNTZType : TimestampType;
+      if (special) return lit(special === 'epoch' ? '1970-01-01 00:00:00' : special, type, pos);
+      // Spark's stringToTimestamp reads a time alone (as of the current date); not a TIMESTAMP_NTZ.
+      if (!DATED_TIMESTAMP.test(value) && (type === TimestampNTZType || !TIME_ONLY.test(value))) throw invalidTyped(t, value, pos);
+      return lit(value, type, pos);
+    }
     case 'X': {
       if (!/^[0-9a-fA-F]*$/.test(value)) throw invalidTyped(t, value, pos);
       const hex = value.length % 2 ? `0${value}` : value;

@@ -5,8 +5,8 @@
  * exception's class and, on the next line, its `"errorClass"`. The copies under sql-tests/ cut
  * an error's JSON to its class.
  *
- * A file's tables are Spark's temporary views of static data: `CREATE [OR REPLACE] TEMPORARY
- * VIEW name [(cols)] AS SELECT …` (of VALUES, or of no table: one row) or `AS VALUES …`, and a
+ * A file's tables are Spark's views of static data: `CREATE [OR REPLACE] [TEMPORARY] VIEW
+ * name [(cols)] AS SELECT …` (of VALUES, or of no table: one row) or `AS VALUES …`, and a
  * `CREATE TABLE name (col type, …) USING …` filled by `INSERT INTO name VALUES …` or `INSERT INTO
  * name SELECT …` (of other tables) and emptied by `TRUNCATE TABLE name`, or `CREATE TABLE name
  * USING … AS SELECT …`. Each defines
@@ -146,7 +146,17 @@ const SUITE_TABLES: readonly GoldenView[] = [
 /** Spark 4's defaults of the settings a file SETs, under which Weir answers as under no SET. */
 const SPARK_DEFAULTS: Readonly<Record<string, string>> = {
   'spark.sql.legacy.nullinemptylistbehavior': 'false',
+  'spark.sql.crossjoin.enabled': 'true',
 };
+
+/**
+ * Settings that change only the answer of a query that joins: spark.sql.crossJoin.enabled=false
+ * refuses a join without a condition; a query of one table answers alike.
+ */
+const JOIN_SETTINGS = new Set(['spark.sql.crossjoin.enabled']);
+
+/** Whether the query joins relations at its top level (JOIN, or FROM a list). */
+const joins = (sql: string) => /\bjoin\b|\bfrom\b[^]*?,/i.test(topLevel(sql));
 
 export function goldenCases(name: string): GoldenCase[] {
   const text = readFileSync(join(import.meta.dirname, 'sql-tests', `${name}.sql.out`), 'utf8');
@@ -173,6 +183,14 @@ export function goldenCases(name: string): GoldenCase[] {
   const reset = new Set([...text.matchAll(/^reset\s+([\w.]+)\s*$/gim)].map((m) => m[1].toLowerCase()));
   // A setting of the whole file is its input's `--SET key=value` line, which SQLQueryTestSuite
   // applies before the first query (the results do not show it): the copy's first line names it.
+  // The file's databases (CREATE DATABASE), whose tables a query reads by name in the current one
+  // (USE): each database's tables, by lower-cased name, as views; the others' are out of `views`.
+  const databases = new Map<string, Map<string, GoldenView>>();
+  let database = 'default';
+  const inDatabase = (name: string) => {
+    const view = views.find((v) => v.name.toLowerCase() === name.toLowerCase());
+    if (databases.size && view) databases.get(database)?.set(name.toLowerCase(), view);
+  };
   const style = /--SET spark\.sql\.binaryOutputStyle=([\w-]+)/i.exec(text.split('\n', 1)[0])?.[1].toUpperCase() as BinaryOutputStyle | undefined;
   return text.split(/^-- !query\n/m).slice(1).map((entry) => {
     const [query, rest] = entry.split(/^-- !query schema\n/m);
@@ -188,7 +206,7 @@ export function goldenCases(name: string): GoldenCase[] {
       views,
       ...(style ? { binaryOutputStyle: style } : {}),
     };
-    const view = /^\s*create\s+(?:or\s+replace\s+)?temp(?:orary)?\s+view\s+(\w+)\s*(?:\(([^)]*)\))?\s+as\s+([^]*?);?\s*$/i.exec(sql);
+    const view = /^\s*create\s+(?:or\s+replace\s+)?(?:temp(?:orary)?\s+)?view\s+(\w+)\s*(?:\(([^)]*)\))?\s+as\s+([^]*?);?\s*$/i.exec(sql);
     const table = /^\s*create\s+table\s+(\w+)\s*\(([^]*)\)\s*using\s+\w+\s*$/i.exec(sql);
     const tableAs = /^\s*create\s+table\s+(\w+)\s+using\s+\w+\s+as\s+([^]*?)\s*$/i.exec(sql);
     const insert = /^\s*insert\s+into\s+(\w+)\s+values\s*([^]*?)\s*$/i.exec(sql);
@@ -209,16 +227,36 @@ export function goldenCases(name: string): GoldenCase[] {
       settings.delete(unset[1].toLowerCase());
       return { ...c, skip: 'a RESET: the setting is Spark\'s default again for the later queries' };
     }
-    if (settings.size) return { ...c, skip: `answered under SET ${[...settings].join(', ')}, which Weir has no setting for` };
+    const under = [...settings].filter((k) => !JOIN_SETTINGS.has(k) || joins(sql));
+    if (under.length) return { ...c, skip: `answered under SET ${under.join(', ')}, which Weir has no setting for` };
+    const createDatabase = /^\s*create\s+database\s+(\w+)\s*$/i.exec(sql);
+    const use = /^\s*use\s+(\w+)\s*$/i.exec(sql);
+    if (createDatabase) databases.set(createDatabase[1].toLowerCase(), new Map());
+    if (databases.size && databases.get(database) === undefined) databases.set(database, new Map());
+    if (use) {
+      const [from, to] = [databases.get(database), databases.get(use[1].toLowerCase()) ?? new Map<string, GoldenView>()];
+      views = views.filter((v) => !from?.has(v.name.toLowerCase()));
+      for (const v of to.values()) define(v);
+      database = use[1].toLowerCase();
+      return { ...c, skip: 'a USE: the later queries read the tables of its database by name' };
+    }
+    // A table named with its database (`mydb1.t1`, in FROM): Weir's SQL has no databases.
+    const qualified = [...databases.keys()].find((d) => new RegExp(`(?:\\bfrom|\\bjoin|,)\\s*${d}\\.\\w+`, 'i').test(sql));
+    if (qualified) return { ...c, skip: `reads a table of the database ${qualified} by its qualified name: Weir's SQL has no databases or catalogs` };
     if (view) define({ name: view[1], sql: viewSelect(view[1], view[2], view[3]) });
     // CREATE TABLE … AS SELECT: a table of the query's rows, as a view of it.
-    else if (tableAs) define({ name: tableAs[1], sql: tableAs[2] });
+    else if (tableAs) {
+      define({ name: tableAs[1], sql: tableAs[2] });
+      inDatabase(tableAs[1]);
+    }
     else if (table) {
       tables.set(table[1].toLowerCase(), { columns: tableColumns(table[2]), rows: [], queries: [] });
       tableView(table[1]);
+      inDatabase(table[1]);
     } else if (insert && tables.has(insert[1].toLowerCase())) {
       tables.get(insert[1].toLowerCase())!.rows.push(...valueRows(insert[2]));
       tableView(insert[1]);
+      inDatabase(insert[1]);
     } else if (insertQuery && tables.has(insertQuery[1].toLowerCase()) && !reads(insertQuery[2], insertQuery[1])) {
       tables.get(insertQuery[1].toLowerCase())!.queries.push(insertQuery[2]);
       tableView(insertQuery[1]);
@@ -227,6 +265,7 @@ export function goldenCases(name: string): GoldenCase[] {
       tableView(truncate[1]);
     } else if (drop) {
       tables.delete(drop[1].toLowerCase());
+      databases.get(database)?.delete(drop[1].toLowerCase());
       views = views.filter((v) => v.name.toLowerCase() !== drop[1].toLowerCase());
       c.skip = 'a DROP: the view is gone for the later queries, and Spark printed nothing to compare';
     } else if (!/^\s*(?:select|with|values|from|\()/i.test(sql.slice(leadingComments(sql))) || /^\s*with\b[^]*\binsert\s+into\b/i.test(sql)) c.skip = 'a statement the harness does not run (it runs queries over views of static data)';
@@ -314,14 +353,15 @@ function errorAnswer(e: unknown): WeirAnswer {
  * do. A query that reads none of `views`, one `SELECT …` of no table (or of the typeCoercion
  * files' one-row view t, `CREATE TEMPORARY VIEW t AS SELECT 1`, whose column none of them
  * reads), runs as `SELECT … FROM src` over a one-row stream, or, an aggregate (which Weir
- * refuses over a stream without a watermark), over one row of VALUES as the static side of a
+ * refuses over a stream without a watermark) or a window function (which it refuses over a
+ * stream), over one row of VALUES as the static side of a
  * join with it, as Spark's one-row relation is a batch. A query that reads views runs as the
  * static side of a join with that stream (see the file's comment), as does one of tables of VALUES, of a table-valued function
  * (range(…), explode(…) in FROM) or a set operation of SELECTs; a view's own entry answers by
  * reading the view.
  */
 export async function weirAnswer(query: string, views: readonly GoldenView[] = [], binary?: BinaryOutputStyle): Promise<WeirAnswer> {
-  const view = /^\s*create\s+(?:or\s+replace\s+)?temp(?:orary)?\s+view\s+(\w+)/i.exec(query) ?? /^\s*(?:create\s+table|insert\s+into|truncate\s+table)\s+(\w+)/i.exec(query);
+  const view = /^\s*create\s+(?:or\s+replace\s+)?(?:temp(?:orary)?\s+)?view\s+(\w+)/i.exec(query) ?? /^\s*(?:create\s+table|insert\s+into|truncate\s+table)\s+(\w+)/i.exec(query);
   if (view) {
     const read = await staticAnswer(`SELECT * FROM ${view[1]}`, views, binary);
     return read.output.startsWith('error ') ? read : { output: '' };
@@ -332,12 +372,14 @@ export async function weirAnswer(query: string, views: readonly GoldenView[] = [
   const m = /^select\s+([^]*?)(?:\s+from\s+t)?$/i.exec(query.slice(comments));
   if (used.length || !m || /\b(?:from|union|except|minus|intersect|where|group\s+by|having|order\s+by|limit)\b/i.test(topLevel(m[1]))) return staticAnswer(query, views, binary);
   try {
-    const { row, schema } = await select(`${query.slice(0, comments)}${m[1]}`);
-    return { output: schema.map((f) => goldenPrinted(row[f.name], f, binary)).join('\t'), schema };
+    // A generator's rows (none, or more than one), sorted as Spark's suite sorts a query's unordered rows.
+    const { rows, schema } = await select(`${query.slice(0, comments)}${m[1]}`);
+    return { output: rows.map((row) => schema.map((f) => goldenPrinted(row[f.name], f, binary)).join('\t')).sort().join('\n'), schema };
   } catch (e) {
-    // An aggregate over the stream, which Weir refuses without a watermark (_LEGACY_ERROR_TEMP_3102):
+    // An aggregate over the stream, which Weir refuses without a watermark (_LEGACY_ERROR_TEMP_3102),
+    // or a window function, which it refuses over a stream (NON_TIME_WINDOW_NOT_SUPPORTED_IN_STREAMING):
     // Spark's one-row relation is a batch, which the static side of the join is.
-    if (errorAnswer(e).output === 'error _LEGACY_ERROR_TEMP_3102') return staticAnswer(`SELECT ${m[1]} FROM VALUES (0) AS one_row(one_row)`, [], binary);
+    if (['error _LEGACY_ERROR_TEMP_3102', 'error NON_TIME_WINDOW_NOT_SUPPORTED_IN_STREAMING'].includes(errorAnswer(e).output)) return staticAnswer(`SELECT ${m[1]} FROM VALUES (0) AS one_row(one_row)`, [], binary);
     return errorAnswer(e);
   }
 }

@@ -75,10 +75,10 @@ async function overOneRow(q: CompiledStreamingQuery, ctx: Partial<OperatorContex
   return { rows: out, schema: q.outputSchema };
 }
 
-/** Runs `SELECT exprs FROM src` over one row: the values and their fields. */
-export async function select(exprs: string): Promise<{ row: Row; schema: Schema }> {
+/** Runs `SELECT exprs FROM src` over one row: the values and their fields (`rows`: all its rows, a generator's). */
+export async function select(exprs: string): Promise<{ row: Row; rows: Row[]; schema: Schema }> {
   const { rows, schema } = await overOneRow(compileStreamingQuery(`SELECT ${exprs} FROM src`, oneRow));
-  return { row: rows[0], schema };
+  return { row: rows[0], rows, schema };
 }
 
 /**

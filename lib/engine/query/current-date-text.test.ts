@@ -1,0 +1,56 @@
+/**
+ * Text whose value Spark takes from the session's current date: a time without a date cast to a
+ * TIMESTAMP, and the special values of a typed literal (DATE 'today', TIMESTAMP 'now'). Weir's current date is the batch's (offsets/N's batchTimestampMs, as current_date()
+ * reads it), so a batch that runs again reads the same values.
+ */
+import { describe, expect, it } from 'vitest';
+import type { Row } from '../types';
+import { compileStreamingQuery } from './streaming-query';
+import type { StreamingRelation } from './logical-plan';
+
+const rel: StreamingRelation = { kind: 'StreamingRelation', sourceName: 'events', schema: [{ name: 's', type: 'string' }], watermarkDelayMs: 0 };
+
+async function run(sql: string, batchTimestampMs: number, input: Row[] = [{ s: null }]): Promise<Row[]> {
+  const q = compileStreamingQuery(sql, rel);
+  let out = input;
+  for (const op of q.operators) out = await op.execute(out, { batchId: 0, batchWatermarkMs: 0, batchTimestampMs });
+  return out;
+}
+
+const BATCH = Date.UTC(2026, 11, 7, 23, 30);
+
+describe("a time without a date is that time of the batch's date", () => {
+  it('cast to a TIMESTAMP, implicitly by hour(), minute() and second(), or explicitly', async () => {
+    const [row] = await run("SELECT hour('10:11:12') AS h, minute('10:11:12') AS m, second('10:11:12') AS sec, CAST('10:11:12' AS TIMESTAMP) AS t, CAST('10:11 +02:00' AS TIMESTAMP) AS z FROM events", BATCH);
+    expect(row).toEqual({ h: 10, m: 11, sec: 12, t: Date.UTC(2026, 11, 7, 10, 11, 12), z: Date.UTC(2026, 11, 8, 8, 11) });
+  });
+
+  it("a column's text too, and the same on a re-run of the batch", async () => {
+    const sql = 'SELECT CAST(s AS TIMESTAMP) AS t, s < current_timestamp() AS before FROM events';
+    const input = [{ s: '10:11:12.5' }, { s: '2024-01-02 03:04:05' }];
+    const first = await run(sql, BATCH, input);
+    expect(first).toEqual([{ t: Date.UTC(2026, 11, 7, 10, 11, 12, 500), before: true }, { t: Date.UTC(2024, 0, 2, 3, 4, 5), before: true }]);
+    expect(await run(sql, BATCH, input)).toEqual(first);
+    expect((await run(sql, Date.UTC(2027, 0, 1), input))[0].t).toBe(Date.UTC(2027, 0, 1, 10, 11, 12, 500));
+  });
+});
+
+describe("Spark's special values in a typed literal are of the batch's date", () => {
+  const day = (ms: number) => Math.floor(ms / 86_400_000);
+  it('DATE epoch, today, now, yesterday and tomorrow', async () => {
+    const [row] = await run("SELECT DATE 'epoch' AS e, DATE 'today' AS t, DATE 'NOW' AS n, DATE 'yesterday' AS y, DATE 'tomorrow' AS m, DATE 'tomorrow' - DATE 'yesterday' AS two FROM events", BATCH);
+    expect(row).toEqual({ e: 0, t: day(BATCH), n: day(BATCH), y: day(BATCH) - 1, m: day(BATCH) + 1, two: 2 * 86_400_000_000 });
+  });
+
+  it('TIMESTAMP and TIMESTAMP_NTZ epoch, now, today, yesterday and tomorrow', async () => {
+    const midnight = day(BATCH) * 86_400_000;
+    const [row] = await run("SELECT TIMESTAMP 'epoch' AS e, TIMESTAMP 'now' AS n, TIMESTAMP 'today' AS t, TIMESTAMP 'yesterday' AS y, TIMESTAMP_NTZ 'tomorrow' AS m, TIMESTAMP '10:11:12' AS c FROM events", BATCH);
+    expect(row).toEqual({ e: 0, n: BATCH, t: midnight, y: midnight - 86_400_000, m: midnight + 86_400_000, c: midnight + 36_672_000 });
+  });
+
+  it('the same on a re-run of the batch, another date in the next batch', async () => {
+    const sql = "SELECT DATE 'today' AS t FROM events";
+    expect(await run(sql, BATCH)).toEqual(await run(sql, BATCH));
+    expect((await run(sql, BATCH + 86_400_000))[0].t).toBe(day(BATCH) + 1);
+  });
+});
