@@ -741,13 +741,12 @@ class QueryPlanner {
     if (where) where = inOneRowAsComparison(where);
     if (where) ({ child, where } = this.predicateSubqueryAsJoin(child, where));
     items = items.map((i) => this.predicateSubqueriesAsCounts(i, child));
-    // GROUP BY an uncorrelated EXISTS or IN: the same counts, grouped by as any expression (Spark
-    // groups by its existence join's column). A correlated one stays refused: its count would be
-    // joined for the select list only.
-    const correlated = (g: Expression) => someExpression(g, (x) => (x.kind === 'Exists' || x.kind === 'InSubquery') && this.uncorrelatedQuery(x.kind === 'Exists' ? x.plan : x.query) === undefined);
-    grouping = grouping.map((g) => (correlated(g) ? g : this.predicateSubqueriesAsCounts(g, child)));
+    // GROUP BY an EXISTS or IN: the same counts, grouped by as any expression (Spark groups by its
+    // existence join's column); a correlated count is joined for the grouping too, one join for
+    // each distinct subquery, so that a select item written as the grouping expression reads it.
+    grouping = grouping.map((g) => this.predicateSubqueriesAsCounts(g, child));
     if (where) where = this.predicateSubqueriesAsCounts(where, child);
-    ({ child, items, where } = this.correlatedScalarSubqueriesAsJoins(child, items, where));
+    ({ child, items, where, grouping } = this.correlatedScalarSubqueriesAsJoins(child, items, where, grouping));
     const lateralViews: Extract<UnresolvedPlan, { kind: 'Generate' }>[] = [];
     while (child.kind === 'Generate') {
       lateralViews.unshift(child);
@@ -1460,16 +1459,29 @@ class QueryPlanner {
    * handling of the count bug: `count(*)` is 0 there, not NULL), an uncorrelated scalar subquery of
    * it over no rows. The joined columns are hidden (`__scalar_subquery…`, out of `*`).
    */
-  private correlatedScalarSubqueriesAsJoins(child: UnresolvedPlan, items: readonly Expression[], where: Expression | undefined): { child: UnresolvedPlan; items: readonly Expression[]; where?: Expression } {
+  private correlatedScalarSubqueriesAsJoins(child: UnresolvedPlan, items: readonly Expression[], where: Expression | undefined, grouping: readonly Expression[] = []):
+    { child: UnresolvedPlan; items: readonly Expression[]; where?: Expression; grouping: readonly Expression[] } {
     const outer = this.correlationOuter(child);
-    if (!outer) return { child, items, where };
+    if (!outer) return { child, items, where, grouping };
     let joined = child;
+    // A subquery written twice (a grouping expression and the select item that repeats it) is
+    // one join, read by both: the item is then the grouping expression, as Spark's are alike.
+    const joins = new Map<string, Expression>();
+    const text = (plan: UnresolvedPlan) => JSON.stringify(plan, (k, v: unknown) => (k === 'pos' ? undefined : typeof v === 'bigint' ? `${v}n` : v));
     const rewrite = (e: Expression): Expression => mapExpression(e, (x) => {
       if (x.kind !== 'ScalarSubquery') return undefined;
       const oneRow = outerRowSubquery(x.plan);
       if (oneRow) return oneRow.value;
+      const key = text(x.plan);
+      const seen = joins.get(key);
+      if (seen) return seen;
       const r = this.correlatedScalarSubquery(x.plan, outer);
       if (!r) return undefined;
+      const value = joinedValue(x, r);
+      joins.set(key, value);
+      return value;
+    });
+    const joinedValue = (x: Extract<Expression, { kind: 'ScalarSubquery' }>, r: NonNullable<ReturnType<QueryPlanner['correlatedScalarSubquery']>>): Expression => {
       const name = `${HIDDEN_SCALAR_SUBQUERY}${this.correlatedIds++}`;
       const col = (c: string): Expression => ({ kind: 'UnresolvedAttribute', nameParts: [name, `${name}_${c}`], pos: x.pos });
       const aggregate: UnresolvedPlan = {
@@ -1489,18 +1501,18 @@ class QueryPlanner {
       // No group matched: the subquery's value over no rows.
       const empty: Expression = { kind: 'ScalarSubquery', plan: { kind: 'Project', projectList: [r.value], child: { kind: 'Filter', condition: { kind: 'Literal', value: false, dataType: BooleanType, pos: x.pos }, child: r.table, pos: x.pos }, pos: x.pos }, pos: x.pos };
       return { kind: 'CaseWhen', branches: [[{ kind: 'IsNull', child: col('m'), pos: x.pos }, empty]], elseValue: col('v'), pos: x.pos };
-    });
+    };
     // Unaliased, the column is named as Spark names a correlated scalar subquery: scalarsubquery(<outer columns>).
     const named = items.map((item) => {
-      const before = joined;
       const out = rewrite(item);
       const oneRow = item.kind === 'ScalarSubquery' ? outerRowSubquery(item.plan) : undefined;
       if (oneRow) return { kind: 'Alias', child: out, name: `scalarsubquery(${oneRow.outer.join(', ')})`, pos: item.pos } as Expression;
-      if (item.kind !== 'ScalarSubquery' || joined === before) return out;
+      if (item.kind !== 'ScalarSubquery' || !joins.has(text(item.plan))) return out;
       return { kind: 'Alias', child: out, name: `scalarsubquery(${this.correlatedScalarSubquery(item.plan, outer)!.keys.map((k) => expressionSql(k.outer).split('.').pop()).join(', ')})`, pos: item.pos } as Expression;
     });
     const filtered = where && rewrite(where);
-    return { child: joined, items: named, where: filtered };
+    const grouped = grouping.map(rewrite);
+    return { child: joined, items: named, where: filtered, grouping: grouped };
   }
 
   /**
