@@ -31,6 +31,7 @@ import { BooleanType, IntegerType, NullType, sql, StringType, type DataType } fr
 import type { Expression, Position, SortOrder } from './parser/unresolved-plan';
 import { SqlValidationError } from './sql-error';
 import { writtenColumnName } from './column-names';
+import { isCorrelatedSubquery } from './correlated-scalar-subquery';
 
 const AGG_PREFIX = '__agg';
 const KEY_PREFIX = '__key';
@@ -269,6 +270,16 @@ export function buildAggregation(c: AggregationClauses, child: LogicalPlan, chil
       [groupBy, keyText, keySemantic] = [groupBy.filter((_g, i) => first[i]), keyText.filter((_t, i) => first[i]), keySemantic.filter((_t, i) => first[i])];
     }
     keyNames = aggregateKeyNames(groupBy, childSchema);
+    // A grouping expression with a correlated subquery answered per row (an IN over the
+    // subquery's rows, in-subquery-rows.ts) is computed by a Project below the Aggregate, where
+    // such a subquery runs as in a select list, and grouped by as its column (`__key<i>`, the
+    // name the key has anyway), as Spark's PullOutGroupingExpressions projects it.
+    const correlated = (e: Expr): boolean => isCorrelatedSubquery(e) || exprChildren(e).some(correlated);
+    if (groupBy.some(correlated)) {
+      const pulled = groupBy.map((g, i): NamedExpr | undefined => (correlated(g) ? { expr: g, name: keyNames[i] } : undefined));
+      input = { kind: 'Project', list: [...childSchema.map((f): NamedExpr => ({ expr: { kind: 'column', name: f.name }, name: f.name })), ...pulled.filter((p) => p !== undefined)], child };
+      groupBy = groupBy.map((g, i): Expr => (pulled[i] ? { kind: 'column', name: keyNames[i], pos: g.pos } : g));
+    }
   }
   const seenKey = new Set<string>();
   keyNames.forEach((k, i) => {

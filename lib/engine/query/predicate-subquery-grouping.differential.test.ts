@@ -1,8 +1,9 @@
 /**
  * A predicate subquery in GROUP BY (Spark's RewritePredicateSubquery makes it an existence join,
  * and the Aggregate groups by the join's column): a correlated EXISTS, grouped by as written or
- * inside an expression that a select item repeats, checked against DuckDB over the same rows
- * (the two agree on EXISTS, which is never NULL).
+ * inside an expression that a select item repeats, and an IN over the table the query reads
+ * (`GROUP BY a, b IN (SELECT a FROM testData)`, three-valued: NULL is a group of its own),
+ * checked against DuckDB over the same rows (the two agree on EXISTS and on IN's NULLs).
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -32,10 +33,24 @@ const key = fc.option(fc.integer({ min: 0, max: 4 }), { nil: null });
 const emp = fc.array(fc.tuple(key, fc.integer({ min: 0, max: 100 })), { minLength: 1, maxLength: 10 });
 const dept = fc.array(fc.tuple(key), { maxLength: 4 });
 
-async function agree(query: string, empRows: (number | null)[][], deptRows: (number | null)[][]): Promise<void> {
-  const weir = await selectStatic(query, [`emp AS (${table(['dept_id', 'salary'], empRows)})`, `dept AS (${table(['dept_id'], deptRows)})`]);
-  const want = (await duckConn().runAndReadAll(`WITH emp AS (${duckTable(['dept_id', 'salary'], empRows)}), dept AS (${duckTable(['dept_id'], deptRows)}) ${query}`)).getRowObjectsJS();
+/** The query over these tables (each of INT columns) in Weir and DuckDB: the same rows. */
+async function agree(query: string, tables: Record<string, { columns: string[]; rows: (number | null)[][] }>): Promise<void> {
+  const named = Object.entries(tables);
+  const weir = await selectStatic(query, named.map(([name, t]) => `${name} AS (${table(t.columns, t.rows)})`));
+  const want = (await duckConn().runAndReadAll(`WITH ${named.map(([name, t]) => `${name} AS (${duckTable(t.columns, t.rows)})`).join(', ')} ${query}`)).getRowObjectsJS();
   expect(canon(weir.rows)).toEqual(canon(want));
+}
+const empDept = (e: (number | null)[][], d: (number | null)[][]) => ({ emp: { columns: ['dept_id', 'salary'], rows: e }, dept: { columns: ['dept_id'], rows: d } });
+
+/** The query in Update mode over one batch of a stream `events` (k: 1, 2, 3, NULL) and a static table dept (k: 1, 1, 3): its rows. */
+async function overStream(sql: string): Promise<string[]> {
+  const rel: StreamingRelation = { kind: 'StreamingRelation', sourceName: 'events', schema: [{ name: 'k', type: 'long', nullable: true }], watermarkDelayMs: 0 };
+  // A file, as a subquery's own plan loads the table itself.
+  const path = join(mkdtempSync(join(tmpdir(), 'weir-exists-')), 'dept.json');
+  writeFileSync(path, '{"k": 1}\n{"k": 1}\n{"k": 3}\n');
+  const spec = { name: 'dept', type: 'file' as const, path, schema: [{ name: 'k', type: 'long' as const, nullable: true }] };
+  const runner = new StatefulQueryRunner(new InMemoryCheckpointFileManager(), sql, rel, 'update', {}, { staticTables: [spec] });
+  return canon((await runner.runBatch([{ k: 1 }, { k: 2 }, { k: 3 }, { k: null }])).output);
 }
 
 const EXISTS = 'EXISTS (SELECT 1 FROM dept WHERE emp.dept_id = dept.dept_id)';
@@ -44,8 +59,8 @@ describe('a correlated EXISTS in GROUP BY', () => {
   it('groups by the existence of each row\'s matches, as DuckDB does', async () => {
     await fc.assert(
       fc.asyncProperty(emp, dept, async (e, d) => {
-        await agree(`SELECT count(*) AS n, sum(salary) AS s FROM emp GROUP BY ${EXISTS}`, e, d);
-        await agree(`SELECT count(DISTINCT salary) AS n FROM emp GROUP BY ${EXISTS}`, e, d);
+        await agree(`SELECT count(*) AS n, sum(salary) AS s FROM emp GROUP BY ${EXISTS}`, empDept(e, d));
+        await agree(`SELECT count(DISTINCT salary) AS n FROM emp GROUP BY ${EXISTS}`, empDept(e, d));
       }),
       { numRuns: propertyRuns(15, 200) },
     );
@@ -54,21 +69,35 @@ describe('a correlated EXISTS in GROUP BY', () => {
   it('is the select item that repeats the grouping expression', async () => {
     await fc.assert(
       fc.asyncProperty(emp, dept, async (e, d) => {
-        await agree(`SELECT cast(${EXISTS} AS int) AS e, count(*) AS n FROM emp GROUP BY cast(${EXISTS} AS int)`, e, d);
+        await agree(`SELECT cast(${EXISTS} AS int) AS e, count(*) AS n FROM emp GROUP BY cast(${EXISTS} AS int)`, empDept(e, d));
       }),
       { numRuns: propertyRuns(15, 200) },
     );
   });
 
   it('groups a stream\'s rows by a static table\'s matches', async () => {
-    const rel: StreamingRelation = { kind: 'StreamingRelation', sourceName: 'events', schema: [{ name: 'k', type: 'long', nullable: true }], watermarkDelayMs: 0 };
-    // A file, as the uncorrelated subquery of the count over no rows loads the table itself.
-    const path = join(mkdtempSync(join(tmpdir(), 'weir-exists-')), 'dept.json');
-    writeFileSync(path, '{"k": 1}\n{"k": 1}\n{"k": 3}\n');
-    const spec = { name: 'dept', type: 'file' as const, path, schema: [{ name: 'k', type: 'long' as const, nullable: true }] };
     const sql = 'SELECT EXISTS (SELECT 1 FROM dept d WHERE d.k = events.k) AS e, count(*) AS n FROM events GROUP BY EXISTS (SELECT 1 FROM dept d WHERE d.k = events.k)';
-    const runner = new StatefulQueryRunner(new InMemoryCheckpointFileManager(), sql, rel, 'update', {}, { staticTables: [spec] });
-    const { output } = await runner.runBatch([{ k: 1 }, { k: 2 }, { k: 3 }, { k: null }]);
-    expect(canon(output)).toEqual(canon([{ e: true, n: 2 }, { e: false, n: 2 }]));
+    expect(await overStream(sql)).toEqual(canon([{ e: true, n: 2 }, { e: false, n: 2 }]));
+  });
+});
+
+describe('an IN subquery over the same table in GROUP BY', () => {
+  const testData = fc.array(fc.tuple(key, key), { maxLength: 8 });
+  it('groups by its three-valued answer, as DuckDB does', async () => {
+    await fc.assert(
+      fc.asyncProperty(testData, async (rows) => {
+        const tables = { testData: { columns: ['a', 'b'], rows } };
+        await agree('SELECT a, count(*) AS n FROM testData GROUP BY a, b IN (SELECT a FROM testData)', tables);
+        await agree('SELECT a, count(*) AS n FROM testData GROUP BY a, a IN (SELECT b FROM testData)', tables);
+        await agree('SELECT b IN (SELECT a FROM testData) AS i, count(*) AS n FROM testData GROUP BY b IN (SELECT a FROM testData)', tables);
+        await agree('SELECT DISTINCT b IN (SELECT a FROM testData) AS i FROM testData', tables);
+      }),
+      { numRuns: propertyRuns(15, 200) },
+    );
+  });
+
+  it('groups a stream\'s rows by an IN over a static table\'s rows', async () => {
+    const IN = 'k IN (SELECT k FROM dept d ORDER BY k LIMIT 2)';
+    expect(await overStream(`SELECT ${IN} AS i, count(*) AS n FROM events GROUP BY ${IN}`)).toEqual(canon([{ i: true, n: 1 }, { i: false, n: 2 }, { i: null, n: 1 }]));
   });
 });
