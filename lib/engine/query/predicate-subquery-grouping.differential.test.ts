@@ -3,7 +3,9 @@
  * and the Aggregate groups by the join's column): a correlated EXISTS, grouped by as written or
  * inside an expression that a select item repeats, and an IN over the table the query reads
  * (`GROUP BY a, b IN (SELECT a FROM testData)`, three-valued: NULL is a group of its own),
- * checked against DuckDB over the same rows (the two agree on EXISTS and on IN's NULLs).
+ * checked against DuckDB over the same rows (the two agree on EXISTS and on IN's NULLs); and a
+ * correlated EXISTS over GROUP BY … HAVING, whose aggregation is per outer row (Spark's
+ * DecorrelateInnerQuery groups by the correlated columns too).
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -99,5 +101,24 @@ describe('an IN subquery over the same table in GROUP BY', () => {
   it('groups a stream\'s rows by an IN over a static table\'s rows', async () => {
     const IN = 'k IN (SELECT k FROM dept d ORDER BY k LIMIT 2)';
     expect(await overStream(`SELECT ${IN} AS i, count(*) AS n FROM events GROUP BY ${IN}`)).toEqual(canon([{ i: true, n: 1 }, { i: false, n: 2 }, { i: null, n: 1 }]));
+  });
+});
+
+describe('a correlated EXISTS over GROUP BY … HAVING', () => {
+  it('keeps the rows whose own groups the HAVING keeps, as DuckDB does', async () => {
+    await fc.assert(
+      fc.asyncProperty(emp, dept, async (e, d) => {
+        const tables = empDept(e, d);
+        for (const not of ['', 'NOT ']) {
+          await agree(`SELECT * FROM dept WHERE ${not}EXISTS (SELECT dept_id, count(*) FROM emp WHERE emp.dept_id = dept.dept_id GROUP BY dept_id HAVING count(*) > 1)`, tables);
+          await agree(`SELECT * FROM dept WHERE ${not}EXISTS (SELECT salary FROM emp WHERE dept.dept_id = dept_id AND salary > 10 GROUP BY salary HAVING count(*) > 1 ORDER BY salary)`, tables);
+        }
+      }),
+      { numRuns: propertyRuns(15, 200) },
+    );
+  });
+
+  it('joins a stream with a static table\'s groups', async () => {
+    expect(await overStream('SELECT k FROM events WHERE EXISTS (SELECT d.k FROM dept d WHERE d.k = events.k GROUP BY d.k HAVING count(*) > 1)')).toEqual(canon([{ k: 1 }]));
   });
 });

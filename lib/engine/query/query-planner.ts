@@ -736,7 +736,7 @@ class QueryPlanner {
     if (child.kind === 'Join') ({ child, where } = subqueryJoinConditionsAsWhere(child, where));
     child = inSubqueriesInJoinConditions(child, (q) => this.readsNoStream(q, this.ctes) && this.uncorrelatedQuery(q) !== undefined);
     if (where && child.kind === 'Join') ({ child, where } = this.commaJoinConditions(child, where));
-    if (where) where = reducedExists(where);
+    if (where) where = this.groupedExistsDecorrelated(reducedExists(where));
     items = items.map(reducedExists);
     if (where) where = inOneRowAsComparison(where);
     if (where) ({ child, where } = this.predicateSubqueryAsJoin(child, where));
@@ -1281,6 +1281,78 @@ class QueryPlanner {
       else rest.push(c);
     }
     return { child: joined, where: rest.length ? conjunctionOf(rest) : undefined };
+  }
+
+  /**
+   * `[NOT] EXISTS (SELECT … FROM f WHERE <inner> = <outer> [AND …] GROUP BY g HAVING h)`, a
+   * correlated EXISTS over an aggregation with HAVING, as Spark's DecorrelateInnerQuery takes it:
+   * the aggregation grouped by the correlated inner expressions too, uncorrelated, as a derived
+   * table, and the EXISTS over it correlated by those equalities alone: `EXISTS (SELECT 1 FROM
+   * (SELECT …, <inner> AS k0 FROM f WHERE <the rest> GROUP BY g, <inner> HAVING h) s WHERE s.k0 =
+   * <outer>)`, which an EXISTS over a subquery joins. Left as it is where a correlated conjunct
+   * is no such equality, or a relation of f is not known by name.
+   */
+  private groupedExistsDecorrelated(e: Expression): Expression {
+    return mapExpression(e, (x) => {
+      if (x.kind !== 'Exists' || x.plan.kind !== 'UnresolvedHaving' || x.plan.child.kind !== 'Aggregate' || x.plan.child.child.kind !== 'Filter') return undefined;
+      const having = x.plan;
+      const aggregate = x.plan.child;
+      const filter = x.plan.child.child;
+      if (aggregate.groupingExpressions.some((g) => g.kind === 'GroupingAnalytics')) return undefined;
+      // The subquery's own names: its relations' qualifiers and columns (Spark resolves a name there first).
+      const qualifiers = new Set<string>();
+      const columns = new Set<string>();
+      for (const { table, qualifier } of fromLeaves(filter.child)) {
+        if (table === undefined) return undefined;
+        const cte = this.ctes.get(table.toLowerCase());
+        const static_ = !cte ? this.staticTables.find((t) => t.name.toLowerCase() === table.toLowerCase()) : undefined;
+        const schema = cte ? this.resolved(cte).output : static_?.schema;
+        if (!schema) return undefined;
+        qualifiers.add(qualifier.toLowerCase());
+        schema.forEach((f) => columns.add(f.name.toLowerCase()));
+      }
+      const reads = (c: Expression) => {
+        const sides = { inner: false, outer: false };
+        someExpression(c, (y) => {
+          if (y.kind !== 'UnresolvedAttribute') return false;
+          const inner = y.nameParts.length > 1 ? qualifiers.has(y.nameParts[0].toLowerCase()) : columns.has(y.nameParts[0].toLowerCase());
+          sides[inner ? 'inner' : 'outer'] = true;
+          return false;
+        });
+        return sides;
+      };
+      const keys: { inner: Expression; outer: Expression }[] = [];
+      const rest: Expression[] = [];
+      for (const c of splitConjunctivePredicates(filter.condition)) {
+        if (!reads(c).outer) {
+          rest.push(c);
+          continue;
+        }
+        if (c.kind !== 'BinaryOperator' || c.op !== 'EqualTo') return undefined;
+        const [l, r] = [reads(c.left), reads(c.right)];
+        if (l.inner && !l.outer && r.outer && !r.inner) keys.push({ inner: c.left, outer: c.right });
+        else if (r.inner && !r.outer && l.outer && !l.inner) keys.push({ inner: c.right, outer: c.left });
+        else return undefined;
+      }
+      // HAVING reading the outer row (beside its own EXISTS over aggregates) is left as it is.
+      if (keys.length === 0 || reads(having.havingCondition).outer) return undefined;
+      const pos = x.pos;
+      const alias = `${EXISTS_SUBQUERY}_having${this.correlatedIds++}`;
+      const names = keys.map((_, i) => `${alias}_k${i}`);
+      const grouped: UnresolvedPlan = {
+        ...having,
+        child: {
+          ...aggregate,
+          groupingExpressions: [...aggregate.groupingExpressions, ...keys.map((k) => k.inner)],
+          aggregateExpressions: [...aggregate.aggregateExpressions, ...keys.map((k, i): Expression => ({ kind: 'Alias', child: k.inner, name: names[i], pos }))],
+          child: rest.length ? { ...filter, condition: conjunctionOf(rest) } : filter.child,
+        },
+      };
+      const condition = conjunctionOf(keys.map((k, i): Expression => ({ kind: 'BinaryOperator', op: 'EqualTo', left: { kind: 'UnresolvedAttribute', nameParts: [alias, names[i]], pos }, right: k.outer, pos })));
+      const one: Expression = { kind: 'Literal', value: 1n, dataType: IntegerType, pos };
+      const plan: UnresolvedPlan = { kind: 'Project', projectList: [one], pos, child: { kind: 'Filter', condition, pos, child: { kind: 'SubqueryAlias', alias, child: grouped, pos } } };
+      return { ...x, plan };
+    });
   }
 
   /**
