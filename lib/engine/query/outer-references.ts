@@ -73,7 +73,9 @@ export class OuterReferences {
   /** A name as the scope at `level` (or one around it) reads it, as an outer reference to it; undefined where none has it. */
   private resolve(level: number, parts: readonly string[], pos: SqlPosition | undefined): Expr | undefined {
     const scope = this.scopes[level];
-    const value = scope.builder.ownsName(parts) ? scope.builder.attribute(parts, pos) : scope.builder.outer?.(parts, pos);
+    // A table's name its alias hides is a query's further out first (Scope.hidden), this one's where none has it.
+    const owns = scope.builder.ownsName(parts);
+    const value = owns && !scope.builder.hidesName(parts) ? scope.builder.attribute(parts, pos) : scope.builder.outer?.(parts, pos) ?? (owns ? scope.builder.attribute(parts, pos) : undefined);
     if (!value) return undefined;
     const type = expressionType(value, scope.schema);
     scope.values.push(value);

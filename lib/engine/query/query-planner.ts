@@ -58,7 +58,7 @@ interface FromItem {
    * where FROM is a subquery or a CTE, which has no hidden `_metadata` (Spark's SubqueryAlias
    * propagates metadata columns only from a relation, or through a chain of aliases of one).
    */
-  scope?: Pick<Scope, 'sides' | 'merged' | 'metadataColumn'>;
+  scope?: Pick<Scope, 'sides' | 'merged' | 'metadataColumn' | 'hidden'>;
 }
 
 /** `relations`: the job's sources, in order (FROM names each by its sourceName); one relation is the one-source job. */
@@ -249,6 +249,16 @@ function fromLeaves(u: UnresolvedPlan): { table?: string; qualifier: string }[] 
   const named = namedRelation(u);
   if (named) return [named];
   return u.kind === 'SubqueryAlias' ? [{ qualifier: u.alias }] : [];
+}
+
+/**
+ * The names of FROM's tables that an alias hides (`t1` of `FROM t1 t2`, Scope.hidden), lower-
+ * cased, leaving out those another of its relations is read by (`FROM t1 t2 JOIN t1`).
+ */
+function hiddenTableNames(u: UnresolvedPlan): Set<string> {
+  const read = fromQualifiers(u);
+  const names = fromLeaves(u).flatMap((l) => (l.table === undefined || l.table === l.qualifier ? [] : [l.table, l.table.split('.').pop()!].map((n) => n.toLowerCase())));
+  return new Set(names.filter((n) => !read.has(n)));
 }
 
 /** The qualifiers FROM's relations are read by, lower-cased. */
@@ -757,6 +767,8 @@ class QueryPlanner {
     const tableFunction = lateralViews.find((lv) => lv.tableFunction);
     if (tableFunction && !this.staticLeaves) throw this.tableFunctionOverStream(tableFunction);
     let from = this.from(child, ctes);
+    const hidden = hiddenTableNames(child);
+    if (hidden.size) from = { ...from, scope: { ...from.scope, hidden } };
     this.batchSelect = this.staticLeaves && !firstStreamingRelation(from.plan);
     let plan = from.plan;
     let schema = from.schema;
@@ -1000,7 +1012,7 @@ class QueryPlanner {
     return { kind: 'Literal', value: v === null ? null : BigInt(v as number | bigint), dataType: IntegerType, pos: e.pos };
   }
 
-  private builder(qualifiers: readonly string[], schema: Schema, scope?: Pick<Scope, 'sides' | 'merged' | 'metadataColumn'>): ExpressionBuilder {
+  private builder(qualifiers: readonly string[], schema: Schema, scope?: Pick<Scope, 'sides' | 'merged' | 'metadataColumn' | 'hidden'>): ExpressionBuilder {
     const builder = new ExpressionBuilder({ qualifiers: new Set(qualifiers.map((q) => q.toLowerCase())), columns: new Set(schema.map((f) => f.name.toLowerCase())), ...scope, metadataColumn: this.metadataColumn && scope?.metadataColumn !== false }, this.sql);
     const ctes = this.ctes;
     builder.scalarSubquery = (u, pos) => this.scalarSubquery(u, pos, ctes, builder, schema);
@@ -1183,11 +1195,17 @@ class QueryPlanner {
       };
       return { joinType, right, ...(renamed ? { condition: renamed } : {}), pos };
     };
-    /** Whether an expression of a subquery over a table of these columns reads a column of the outer query. */
+    /**
+     * Whether an expression of a subquery over a table of these columns reads a column of the
+     * outer query: the table's name, once an alias hides it, is the outer query's where that
+     * reads a relation by it (Scope.hidden).
+     */
+    const outerNames = fromQualifiers(child);
     const readsOuterOf = (e: Expression, t: { schema: Schema; qualifier: string }, table: string) => someExpression(e, (x) => {
       if (x.kind !== 'UnresolvedAttribute') return false;
       const first = x.nameParts[0].toLowerCase();
-      if (x.nameParts.length > 1) return first !== t.qualifier.toLowerCase() && first !== table.toLowerCase();
+      const hidden = first === table.toLowerCase() && t.qualifier.toLowerCase() !== first && outerNames.has(first);
+      if (x.nameParts.length > 1) return first !== t.qualifier.toLowerCase() && (first !== table.toLowerCase() || hidden);
       return !t.schema.some((f) => f.name.toLowerCase() === first);
     });
     const asJoin = (c: Expression): SemiJoin | undefined => {
