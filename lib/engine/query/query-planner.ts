@@ -1038,7 +1038,7 @@ class QueryPlanner {
     if (relationNames(u).some(overStream)) {
       throw notSupportedYet('A scalar subquery over a stream', pos, 'a scalar subquery reads static tables (staticTables in the job spec); join the stream instead');
     }
-    const { planned: { plan, output }, outer: values } = this.outerReferences.within(outer, outerSchema, () => this.resolved(this.withStaticLeaves(() => this.plan(u, ctes))), pos);
+    const { planned: { plan, output }, outer: values } = this.outerReferences.within(outer, outerSchema, () => this.resolved(this.withStaticLeaves(() => this.plan(u, ctes))), pos, isLateralRows(u));
     if (output.length !== 1) {
       throw new SqlValidationError(
         `[INVALID_SUBQUERY_EXPRESSION.SCALAR_SUBQUERY_RETURN_MORE_THAN_ONE_OUTPUT_COLUMN] Invalid subquery: Scalar subquery must return only one column, but got ${output.length}. Select one column in it`,
