@@ -257,6 +257,20 @@ function fromQualifiers(u: UnresolvedPlan): Set<string> {
 }
 
 /**
+ * Whether an item of a select list reads the alias of an earlier one by its bare name (Spark's
+ * lateral column alias), which only the select list itself resolves.
+ */
+function readsLateralAlias(items: readonly Expression[]): boolean {
+  const aliases = new Set<string>();
+  for (const item of items) {
+    const reads = someExpression(item, (x) => x.kind === 'UnresolvedAttribute' && x.nameParts.length === 1 && aliases.has(x.nameParts[0].toLowerCase()));
+    if (reads) return true;
+    if (item.kind === 'Alias') aliases.add(item.name.toLowerCase());
+  }
+  return false;
+}
+
+/**
  * A correlated scalar subquery without FROM (`(SELECT t1c)`, `(SELECT t1c + 1 WHERE t1c > 8)`):
  * Spark's reads its one-row relation, so it is the outer row's value, NULL where its WHERE is
  * not true; its names are all the outer query's (listed, as Spark names its column). Undefined
@@ -1385,6 +1399,10 @@ class QueryPlanner {
       const query = rows(x.query);
       const items = selectItems(query);
       if (query.kind !== 'Project' || items?.length !== x.values.length) return undefined;
+      // An aggregating select list (one row over all of FROM's) or an item that reads an earlier
+      // item's alias (a lateral column alias) means nothing as a condition on FROM's rows: such a
+      // query is answered over its own rows.
+      if (items.some(containsAggregate) || readsLateralAlias(items)) return undefined;
       // A relation the outer query reads by the same name (its table again, neither aliased)
       // would take the outer value's qualified name inside the count as its own column: such an
       // IN is answered over the subquery's rows instead, where the value is the outer row's.
