@@ -86,11 +86,6 @@ function unresolvableTableFunction(call: Extract<Expression, { kind: 'Unresolved
     lineColumn(call.pos), 'FROM', 'UNRESOLVABLE_TABLE_VALUED_FUNCTION');
 }
 
-/** A generator whose output column `name` has the name of one of its input's columns. */
-function outputClash(generator: string, name: string, pos: Expr['pos'], fn: string): SqlValidationError {
-  return new SqlValidationError(`${generator} outputs a column ${name}, and its input has a column ${name} too: alias the generator (AS another name) or rename that column in a subquery`, pos, fn);
-}
-
 /**
  * A static table is read on a join's side only: a CTE over one, read in FROM alone or in a UNION
  * with a stream, is Spark's batch relation where a stream must be (refused as Spark refuses it).
@@ -788,20 +783,26 @@ class QueryPlanner {
         // One row out per row in (OUTER changes nothing): the input's columns and the keys'.
         const pos = lineColumn(lv.generator.pos);
         const items = this.jsonTuple(positionalArguments('json_tuple', lv.generator.arguments, lv.generator.pos), lv.generatorOutput.length ? lv.generatorOutput : undefined, builder, schema, pos, lv.tableFunction);
-        const clash = items.find((i) => schema.some((f) => f.name.toLowerCase() === i.name.toLowerCase()));
-        if (clash) throw outputClash('json_tuple()', clash.name, pos, 'json_tuple');
-        ({ plan, output: schema } = this.resolved({ kind: 'Project', list: [...schema.map((f): NamedExpr => ({ expr: { kind: 'column', name: f.name }, name: f.name })), ...items], child: plan }));
-        if (lv.qualifier) qualifiers.push(lv.qualifier);
-        continue;
+        // A key's column of a taken name repeats it, as a generator's does (generate below).
+        const taken = new Set(schema.map((f) => f.name.toLowerCase()));
+        const named = items.map((i): NamedExpr => {
+          if (!taken.has(i.name.toLowerCase())) {
+            taken.add(i.name.toLowerCase());
+            return i;
+          }
+          return { ...i, name: duplicateColumn(i.name, ++this.repeats) };
+        });
+        ({ plan, output: schema } = this.resolved({ kind: 'Project', list: [...schema.map((f): NamedExpr => ({ expr: { kind: 'column', name: f.name }, name: f.name })), ...named], child: plan }));
+      } else {
+        if (!atMostOneRow(plan)) {
+          const nondeterministic = nondeterministicLateralSubquery(lv.generator, lv.pos);
+          if (nondeterministic) throw nondeterministic;
+        }
+        if (!GENERATORS.has(name) && !lv.tableFunction) throw notSupportedYet(`LATERAL VIEW ${name}()`, lineColumn(lv.generator.pos), 'LATERAL VIEW takes explode(), posexplode(), inline() and their _outer forms, stack() and json_tuple()');
+        const args = positionalArguments(name, lv.generator.arguments, lv.generator.pos);
+        const call: Expr = { kind: 'call', name, args: args.map((a) => builder.build(a)), pos: lineColumn(lv.generator.pos) };
+        ({ plan, output: schema } = this.resolved(this.generate(call as Extract<Expr, { kind: 'call' }>, lv.generatorOutput.length ? lv.generatorOutput : undefined, schema, plan, false, lv.tableFunction).plan));
       }
-      if (!atMostOneRow(plan)) {
-        const nondeterministic = nondeterministicLateralSubquery(lv.generator, lv.pos);
-        if (nondeterministic) throw nondeterministic;
-      }
-      if (!GENERATORS.has(name) && !lv.tableFunction) throw notSupportedYet(`LATERAL VIEW ${name}()`, lineColumn(lv.generator.pos), 'LATERAL VIEW takes explode(), posexplode(), inline() and their _outer forms, stack() and json_tuple()');
-      const args = positionalArguments(name, lv.generator.arguments, lv.generator.pos);
-      const call: Expr = { kind: 'call', name, args: args.map((a) => builder.build(a)), pos: lineColumn(lv.generator.pos) };
-      ({ plan, output: schema } = this.resolved(this.generate(call as Extract<Expr, { kind: 'call' }>, lv.generatorOutput.length ? lv.generatorOutput : undefined, schema, plan, false, lv.tableFunction).plan));
       if (lv.qualifier) qualifiers.push(lv.qualifier);
       const generated = schema.slice(before.length);
       if (lv.qualifier || generated.some((f) => writtenColumnName(f.name) !== f.name)) {
