@@ -252,6 +252,22 @@ function fromQualifiers(u: UnresolvedPlan): Set<string> {
 }
 
 /**
+ * A star in a function's arguments (or IN's list) in ORDER BY or HAVING: Spark's ResolveReferences
+ * expands one in a Project's, an Aggregate's select list and a Filter's (WHERE) condition only,
+ * so in a Sort's or HAVING's it stays, and CheckAnalysis refuses it. A subquery's own stars are
+ * its own.
+ */
+function refuseStar(e: Expression, clause: string): void {
+  let star: Expression | undefined;
+  someExpression(e, (x) => (x.kind === 'UnresolvedStar' ? ((star = x), true) : false));
+  if (star) {
+    throw new SqlValidationError(
+      `[INVALID_USAGE_OF_STAR_OR_REGEX] Invalid usage of '*' in ${clause}: a star is expanded only as a select item, or in a function's arguments or IN's list in the select list or WHERE. Write the columns out`,
+      lineColumn(star.pos), '*', 'INVALID_USAGE_OF_STAR_OR_REGEX');
+  }
+}
+
+/**
  * Whether an item of a select list reads the alias of an earlier one by its bare name (Spark's
  * lateral column alias), which only the select list itself resolves.
  */
@@ -428,6 +444,7 @@ class QueryPlanner {
           inner = inner.child;
         }
         if (inner.kind === 'Sort') {
+          for (const o of inner.order) refuseStar(o, 'ORDER BY');
           // SORT BY (global false) sorts each partition: a micro-batch's rows are one here, so
           // it is ORDER BY's sort, under Spark's same streaming rule (Complete mode, over an aggregation).
           sort = { order: inner.order, pos: inner.pos };
@@ -709,6 +726,7 @@ class QueryPlanner {
     let having: Expression | undefined;
     if (u.kind === 'UnresolvedHaving') {
       having = u.havingCondition;
+      refuseStar(having, 'HAVING');
       u = u.child;
     }
     const overAggregation = this.windowsOverAggregation(u, ctes, having, distinct, sort);
