@@ -86,11 +86,6 @@ function unresolvableTableFunction(call: Extract<Expression, { kind: 'Unresolved
     lineColumn(call.pos), 'FROM', 'UNRESOLVABLE_TABLE_VALUED_FUNCTION');
 }
 
-/** A generator whose output column `name` has the name of one of its input's columns. */
-function outputClash(generator: string, name: string, pos: Expr['pos'], fn: string): SqlValidationError {
-  return new SqlValidationError(`${generator} outputs a column ${name}, and its input has a column ${name} too: alias the generator (AS another name) or rename that column in a subquery`, pos, fn);
-}
-
 /**
  * A static table is read on a join's side only: a CTE over one, read in FROM alone or in a UNION
  * with a stream, is Spark's batch relation where a stream must be (refused as Spark refuses it).
@@ -267,6 +262,36 @@ function fromQualifiers(u: UnresolvedPlan): Set<string> {
 }
 
 /**
+ * A star in a function's arguments (or IN's list) in ORDER BY or HAVING: Spark's ResolveReferences
+ * expands one in a Project's, an Aggregate's select list and a Filter's (WHERE) condition only,
+ * so in a Sort's or HAVING's it stays, and CheckAnalysis refuses it. A subquery's own stars are
+ * its own.
+ */
+function refuseStar(e: Expression, clause: string): void {
+  let star: Expression | undefined;
+  someExpression(e, (x) => (x.kind === 'UnresolvedStar' ? ((star = x), true) : false));
+  if (star) {
+    throw new SqlValidationError(
+      `[INVALID_USAGE_OF_STAR_OR_REGEX] Invalid usage of '*' in ${clause}: a star is expanded only as a select item, or in a function's arguments or IN's list in the select list or WHERE. Write the columns out`,
+      lineColumn(star.pos), '*', 'INVALID_USAGE_OF_STAR_OR_REGEX');
+  }
+}
+
+/**
+ * Whether an item of a select list reads the alias of an earlier one by its bare name (Spark's
+ * lateral column alias), which only the select list itself resolves.
+ */
+function readsLateralAlias(items: readonly Expression[]): boolean {
+  const aliases = new Set<string>();
+  for (const item of items) {
+    const reads = someExpression(item, (x) => x.kind === 'UnresolvedAttribute' && x.nameParts.length === 1 && aliases.has(x.nameParts[0].toLowerCase()));
+    if (reads) return true;
+    if (item.kind === 'Alias') aliases.add(item.name.toLowerCase());
+  }
+  return false;
+}
+
+/**
  * A correlated scalar subquery without FROM (`(SELECT t1c)`, `(SELECT t1c + 1 WHERE t1c > 8)`):
  * Spark's reads its one-row relation, so it is the outer row's value, NULL where its WHERE is
  * not true; its names are all the outer query's (listed, as Spark names its column). Undefined
@@ -429,6 +454,7 @@ class QueryPlanner {
           inner = inner.child;
         }
         if (inner.kind === 'Sort') {
+          for (const o of inner.order) refuseStar(o, 'ORDER BY');
           // SORT BY (global false) sorts each partition: a micro-batch's rows are one here, so
           // it is ORDER BY's sort, under Spark's same streaming rule (Complete mode, over an aggregation).
           sort = { order: inner.order, pos: inner.pos };
@@ -710,6 +736,7 @@ class QueryPlanner {
     let having: Expression | undefined;
     if (u.kind === 'UnresolvedHaving') {
       having = u.havingCondition;
+      refuseStar(having, 'HAVING');
       u = u.child;
     }
     const overAggregation = this.windowsOverAggregation(u, ctes, having, distinct, sort);
@@ -786,20 +813,26 @@ class QueryPlanner {
         // One row out per row in (OUTER changes nothing): the input's columns and the keys'.
         const pos = lineColumn(lv.generator.pos);
         const items = this.jsonTuple(positionalArguments('json_tuple', lv.generator.arguments, lv.generator.pos), lv.generatorOutput.length ? lv.generatorOutput : undefined, builder, schema, pos, lv.tableFunction);
-        const clash = items.find((i) => schema.some((f) => f.name.toLowerCase() === i.name.toLowerCase()));
-        if (clash) throw outputClash('json_tuple()', clash.name, pos, 'json_tuple');
-        ({ plan, output: schema } = this.resolved({ kind: 'Project', list: [...schema.map((f): NamedExpr => ({ expr: { kind: 'column', name: f.name }, name: f.name })), ...items], child: plan }));
-        if (lv.qualifier) qualifiers.push(lv.qualifier);
-        continue;
+        // A key's column of a taken name repeats it, as a generator's does (generate below).
+        const taken = new Set(schema.map((f) => f.name.toLowerCase()));
+        const named = items.map((i): NamedExpr => {
+          if (!taken.has(i.name.toLowerCase())) {
+            taken.add(i.name.toLowerCase());
+            return i;
+          }
+          return { ...i, name: duplicateColumn(i.name, ++this.repeats) };
+        });
+        ({ plan, output: schema } = this.resolved({ kind: 'Project', list: [...schema.map((f): NamedExpr => ({ expr: { kind: 'column', name: f.name }, name: f.name })), ...named], child: plan }));
+      } else {
+        if (!atMostOneRow(plan)) {
+          const nondeterministic = nondeterministicLateralSubquery(lv.generator, lv.pos);
+          if (nondeterministic) throw nondeterministic;
+        }
+        if (!GENERATORS.has(name) && !lv.tableFunction) throw notSupportedYet(`LATERAL VIEW ${name}()`, lineColumn(lv.generator.pos), 'LATERAL VIEW takes explode(), posexplode(), inline() and their _outer forms, stack() and json_tuple()');
+        const args = positionalArguments(name, lv.generator.arguments, lv.generator.pos);
+        const call: Expr = { kind: 'call', name, args: args.map((a) => builder.build(a)), pos: lineColumn(lv.generator.pos) };
+        ({ plan, output: schema } = this.resolved(this.generate(call as Extract<Expr, { kind: 'call' }>, lv.generatorOutput.length ? lv.generatorOutput : undefined, schema, plan, false, lv.tableFunction).plan));
       }
-      if (!atMostOneRow(plan)) {
-        const nondeterministic = nondeterministicLateralSubquery(lv.generator, lv.pos);
-        if (nondeterministic) throw nondeterministic;
-      }
-      if (!GENERATORS.has(name) && !lv.tableFunction) throw notSupportedYet(`LATERAL VIEW ${name}()`, lineColumn(lv.generator.pos), 'LATERAL VIEW takes explode(), posexplode(), inline() and their _outer forms, stack() and json_tuple()');
-      const args = positionalArguments(name, lv.generator.arguments, lv.generator.pos);
-      const call: Expr = { kind: 'call', name, args: args.map((a) => builder.build(a)), pos: lineColumn(lv.generator.pos) };
-      ({ plan, output: schema } = this.resolved(this.generate(call as Extract<Expr, { kind: 'call' }>, lv.generatorOutput.length ? lv.generatorOutput : undefined, schema, plan, false, lv.tableFunction).plan));
       if (lv.qualifier) qualifiers.push(lv.qualifier);
       const generated = schema.slice(before.length);
       if (lv.qualifier || generated.some((f) => writtenColumnName(f.name) !== f.name)) {
@@ -1403,6 +1436,10 @@ class QueryPlanner {
       const query = rows(x.query);
       const items = selectItems(query);
       if (query.kind !== 'Project' || items?.length !== x.values.length) return undefined;
+      // An aggregating select list (one row over all of FROM's) or an item that reads an earlier
+      // item's alias (a lateral column alias) means nothing as a condition on FROM's rows: such a
+      // query is answered over its own rows.
+      if (items.some(containsAggregate) || readsLateralAlias(items)) return undefined;
       // A relation the outer query reads by the same name (its table again, neither aliased)
       // would take the outer value's qualified name inside the count as its own column: such an
       // IN is answered over the subquery's rows instead, where the value is the outer row's.
