@@ -35,6 +35,26 @@ describe("a time without a date is that time of the batch's date", () => {
   });
 });
 
+describe('a time without a date read by a function whose input Spark casts to a TIMESTAMP', () => {
+  const today = (h: number, m = 0, sec = 0) => Date.UTC(2026, 11, 7, h, m, sec);
+  it('is that time of the batch\'s date, the same on a re-run', async () => {
+    const sql = "SELECT unix_seconds(s) AS us, from_utc_timestamp(s, 'Asia/Seoul') AS fu, to_utc_timestamp(s, 'Asia/Seoul') AS tu, date_format(s, 'yyyy-MM-dd HH') AS f, " +
+      "months_between('2026-12-07', s) AS mb, timestampadd(HOUR, 1, s) AS ta, timestampdiff(MINUTE, s, '2026-12-07 11:00:00') AS td, " +
+      "extract(HOUR FROM s) AS eh, date_part('minute', s) AS pm, date_trunc('HOUR', s) AS dt FROM events";
+    const input = [{ s: '10:11:12' }];
+    const first = await run(sql, BATCH, input);
+    expect(first).toEqual([{
+      us: today(10, 11, 12) / 1000, fu: today(19, 11, 12), tu: today(1, 11, 12), f: '2026-12-07 10', mb: 0, ta: today(11, 11, 12), td: 48, eh: 10, pm: 11, dt: today(10),
+    }]);
+    expect(await run(sql, BATCH, input)).toEqual(first);
+  });
+
+  it('a function whose input is a DATE (stringToDate) or that parses by a pattern reads no time alone: NULL', async () => {
+    const sql = "SELECT year(s) AS y, day(s) AS d, extract(YEAR FROM s) AS ey, dayofyear(s) AS doy, unix_timestamp(s) AS ut, to_date(s) AS td, convert_timezone('UTC', s) AS ct FROM events";
+    expect(await run(sql, BATCH, [{ s: '10:11:12' }])).toEqual([{ y: null, d: null, ey: null, doy: null, ut: null, td: null, ct: null }]);
+  });
+});
+
 describe("Spark's special values in a typed literal are of the batch's date", () => {
   const day = (ms: number) => Math.floor(ms / 86_400_000);
   it('DATE epoch, today, now, yesterday and tomorrow', async () => {

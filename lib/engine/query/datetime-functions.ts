@@ -75,7 +75,7 @@ function truncTimestamp(unit: string, ms: number): number | null {
 const dateField = (name: string): FunctionDef => ({
   min: 1, max: 1, resultIntegral: 32, type: (a) => (a[0] === 'string' ? 'long' : ts(a) ?? 'long'),
   impl: ([v], c, t) => {
-    const ms = t[0] === 'string' ? parseTimestampLiteral(v as string, false, false, c.batchTimestampMs) : (v as number);
+    const ms = t[0] === 'string' ? parseTimestampLiteral(v as string, false, false, TIME_FIELDS.has(name) ? c.batchTimestampMs : undefined) : (v as number);
     return ms === null ? null : DATE_FIELDS[name](utcDate(ms));
   },
 });
@@ -97,11 +97,19 @@ function toDay(v: unknown, t: ExprType): number | null {
   return dateFromTimestamp(v as number);
 }
 
-/** A timestamp argument as epoch ms; a string is cast (NULL when it is not a timestamp). */
-function toMs(v: unknown, t: ExprType): number | null {
-  if (t === 'string') return parseTimestampLiteral(String(v));
+/**
+ * A timestamp argument as epoch ms; a string is cast (NULL when it is not a timestamp). The
+ * functions whose input Spark casts to a TIMESTAMP (stringToTimestamp) pass the batch's
+ * timestamp `nowMs`, so a time without a date is that time of the batch's date; those whose
+ * input is a DATE (stringToDate) or that parse by a pattern read none.
+ */
+function toMs(v: unknown, t: ExprType, nowMs?: number): number | null {
+  if (t === 'string') return parseTimestampLiteral(String(v), false, false, nowMs);
   return v as number;
 }
+
+/** The fields Spark extracts from a TIMESTAMP (Hour, Minute, SecondWithFraction); the others from a DATE. */
+const TIME_FIELDS: ReadonlySet<string> = new Set(['hour', 'minute', 'second']);
 
 const midnight = (ms: number) => Math.floor(ms / DAY_MS) * DAY_MS;
 
@@ -231,11 +239,12 @@ const DATE_PART: FunctionDef = {
     const field = typeof lits[0] === 'string' ? extractField(lits[0]) : undefined;
     return (a[1] === 'day_time_interval' || a[1] === 'year_month_interval' || a[1] === 'calendar_interval') && (field === 'month' || field === 'hour' || field === 'minute') ? 8 : 32;
   },
-  impl: ([field, v], _c, t) => {
+  impl: ([field, v], c, t) => {
     if (t[1] === 'day_time_interval' || t[1] === 'year_month_interval') return intervalField(extractField(field as string)!, v, t[1]);
     if (t[1] === 'calendar_interval') return calendarIntervalField(v as CalendarInterval, extractField(field as string) as Parameters<typeof calendarIntervalField>[1]);
-    const ms = t[1] === 'date' ? timestampFromDate(v as number) : toMs(v, t[1]);
-    return ms === null ? null : FIELDS[extractField(field as string)!](ms);
+    const name = extractField(field as string)!;
+    const ms = t[1] === 'date' ? timestampFromDate(v as number) : toMs(v, t[1], TIME_FIELDS.has(name) ? c.batchTimestampMs : undefined);
+    return ms === null ? null : FIELDS[name](ms);
   },
 };
 
@@ -310,7 +319,7 @@ const toUnixTimestamp: FunctionDef = {
 };
 
 const tsToLong = (f: (ms: number) => Long): FunctionDef => ({
-  min: 1, max: 1, type: (a) => tsArg(a) ?? 'long', impl: ([v], _c, t) => { const ms = toMs(v, t[0]); return ms === null ? null : f(ms); },
+  min: 1, max: 1, type: (a) => tsArg(a) ?? 'long', impl: ([v], c, t) => { const ms = toMs(v, t[0], c.batchTimestampMs); return ms === null ? null : f(ms); },
 });
 
 /** Spark's timestampadd/timestampdiff units (DateTimeUtils.timestampAddDiffMap), with their length in microseconds when fixed. */
@@ -382,8 +391,8 @@ const TIMESTAMP_ARITHMETIC: Record<string, FunctionDef> = {
   timestampadd: {
     min: 3, max: 3,
     type: (a) => (isStr(a[0]) && isNumeric(a[1]) ? tsArg(a, 2) ?? 'timestamp' : 'expects (unit, quantity, timestamp)'),
-    impl: ([u, n, t], _c, types) => {
-      const ms = toMs(t, types[2]);
+    impl: ([u, n, t], c, types) => {
+      const ms = toMs(t, types[2], c.batchTimestampMs);
       if (ms === null) return null;
       const unit = TIMESTAMP_UNITS[(u as string).toUpperCase()];
       const k = Math.trunc(n as number);
@@ -397,8 +406,8 @@ const TIMESTAMP_ARITHMETIC: Record<string, FunctionDef> = {
   timestampdiff: {
     min: 3, max: 3,
     type: (a) => (isStr(a[0]) ? tsArg(a, 1) ?? tsArg(a, 2) ?? 'long' : 'expects (unit, start, end)'),
-    impl: ([u, s, e], _c, types) => {
-      const a = toMs(s, types[1]), b = toMs(e, types[2]);
+    impl: ([u, s, e], c, types) => {
+      const a = toMs(s, types[1], c.batchTimestampMs), b = toMs(e, types[2], c.batchTimestampMs);
       if (a === null || b === null) return null;
       const name = (u as string).toUpperCase();
       const unit = TIMESTAMP_UNITS[name];
@@ -439,9 +448,9 @@ export const DATETIME_FUNCTIONS: Record<string, FunctionDef> = {
   },
   months_between: {
     min: 2, max: 3, type: (a) => tsArg(a, 0) ?? tsArg(a, 1) ?? (a.length < 3 || a[2] === 'boolean' || a[2] === 'null' ? 'double' : 'expects (timestamp, timestamp[, roundOff boolean])'),
-    impl: ([x, y, r], _c, t) => {
-      const a = toMs(x, t[0]);
-      const b = toMs(y, t[1]);
+    impl: ([x, y, r], c, t) => {
+      const a = toMs(x, t[0], c.batchTimestampMs);
+      const b = toMs(y, t[1], c.batchTimestampMs);
       return a === null || b === null ? null : monthsBetween(a, b, r !== false);
     },
   },
@@ -474,12 +483,12 @@ export const DATETIME_FUNCTIONS: Record<string, FunctionDef> = {
   // The UTC instant's wall-clock time in the zone (Spark's result is that wall-clock time read as UTC).
   from_utc_timestamp: {
     min: 2, max: 2, type: (a) => tsArg(a) ?? (isStr(a[1]) ? 'timestamp' : 'expects (timestamp, time zone)'),
-    impl: ([v, z], _c, t) => { const ms = toMs(v, t[0]); return ms === null ? null : addMillis(ms, offsetAt(zoneArg('from_utc_timestamp()', z as string), Math.floor(ms))); },
+    impl: ([v, z], c, t) => { const ms = toMs(v, t[0], c.batchTimestampMs); return ms === null ? null : addMillis(ms, offsetAt(zoneArg('from_utc_timestamp()', z as string), Math.floor(ms))); },
     checkLiterals: zoneLiterals('from_utc_timestamp()'),
   },
   to_utc_timestamp: {
     min: 2, max: 2, type: (a) => tsArg(a) ?? (isStr(a[1]) ? 'timestamp' : 'expects (timestamp, time zone)'),
-    impl: ([v, z], _c, t) => { const ms = toMs(v, t[0]); return ms === null ? null : addMillis(ms, fromWallClock(zoneArg('to_utc_timestamp()', z as string), Math.floor(ms)) - Math.floor(ms)); },
+    impl: ([v, z], c, t) => { const ms = toMs(v, t[0], c.batchTimestampMs); return ms === null ? null : addMillis(ms, fromWallClock(zoneArg('to_utc_timestamp()', z as string), Math.floor(ms)) - Math.floor(ms)); },
     checkLiterals: zoneLiterals('to_utc_timestamp()'),
   },
   // Spark 3.4's convert_timezone([sourceTz, ]targetTz, sourceTs): the wall-clock time sourceTs
@@ -548,7 +557,7 @@ export const DATETIME_FUNCTIONS: Record<string, FunctionDef> = {
   now: { min: 0, max: 0, type: () => 'timestamp', impl: (_a, ctx) => ctx.batchTimestampMs },
   date_format: {
     min: 2, max: 2, type: (a) => tsArg(a) ?? (isStr(a[1]) ? 'string' : 'expects (timestamp, pattern)'),
-    impl: ([d, p], _c, t) => { const ms = toMs(d, t[0]); return ms === null ? null : formatWithPattern(ms, tokens('date_format()', p as string)); },
+    impl: ([d, p], c, t) => { const ms = toMs(d, t[0], c.batchTimestampMs); return ms === null ? null : formatWithPattern(ms, tokens('date_format()', p as string)); },
     checkLiterals: patternLiterals('date_format()', 1),
   },
   to_date: {

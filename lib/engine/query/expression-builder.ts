@@ -95,6 +95,13 @@ export interface Scope {
   merged?: ReadonlyMap<string, string>;
   /** The query reads a files source: `_metadata` is its hidden metadata column (unless a column has the name). */
   metadataColumn?: boolean;
+  /**
+   * The names of FROM's tables that an alias hides (`t1` of `FROM t1 t2`), lower-cased, which no
+   * other relation of FROM is read by. Spark's SubqueryAlias qualifies the table's columns by the
+   * alias only, so that in a subquery `t1.c1` is a column of a query around it that reads t1;
+   * Weir still reads the table's own column by it where none does.
+   */
+  hidden?: ReadonlySet<string>;
 }
 
 export class ExpressionBuilder {
@@ -409,6 +416,11 @@ export class ExpressionBuilder {
     return this.scope.columns.has(first) || this.unqualified.has(first) || this.scope.merged?.has(first) === true || this.lateralAlias(parts) !== undefined;
   }
 
+  /** Whether a qualified name's qualifier is a table name an alias hides (Scope.hidden): an outer query's name first. */
+  hidesName(parts: readonly string[]): boolean {
+    return parts.length > 1 && this.scope.hidden?.has(parts[0].toLowerCase()) === true && !this.lambdaScopes.some((s) => s.some((p) => p.toLowerCase() === parts[0].toLowerCase()));
+  }
+
   /**
    * The columns a star `q.*` of this scope stands for, as written (a join side's shared column by
    * its own name), in the order of `schema` (this scope's input); undefined where no table, alias
@@ -426,7 +438,7 @@ export class ExpressionBuilder {
 
   /** A name as this scope reads it: its column (or a field of it), or an outer reference where the scope has no such name. */
   attribute(parts: readonly string[], pos: SqlPosition | undefined): Expr {
-    const outer = this.outer && !this.ownsName(parts) ? this.outer(parts, pos) : undefined;
+    const outer = this.outer && (!this.ownsName(parts) || this.hidesName(parts)) ? this.outer(parts, pos) : undefined;
     if (outer) return outer;
     const variable = this.lambdaVariable(parts, pos);
     if (variable) return variable;

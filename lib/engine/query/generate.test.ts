@@ -126,8 +126,19 @@ describe('Generate: explode and posexplode in the SELECT list', () => {
     expect((await evalRows("SELECT id, c0, x FROM src LATERAL VIEW json_tuple(line, 'c') t LATERAL VIEW explode(from_json(c0, 'ARRAY<INT>')) u AS x", input)).rows).toEqual([
       { id: 1, c0: '[1,2]', x: 1 }, { id: 1, c0: '[1,2]', x: 2 },
     ]);
-    expect(sqlError("SELECT id FROM src LATERAL VIEW json_tuple(line, 'a') t AS id").message).toMatch(/json_tuple\(\) outputs a column id, and its input has a column id too/);
     expect(sqlError("SELECT 1 FROM src LATERAL VIEW json_tuple(line, 'a', 'b') t AS a").errorClass).toBe('UDTF_ALIAS_NUMBER_MISMATCH');
+  });
+
+  it('LATERAL VIEW json_tuple with a key named like an input column repeats the name, as other generators; each read by its side', async () => {
+    const input: Row[] = [{ id: 1, line: '{"a":7}', tags: null }];
+    const both = await evalRows("SELECT * FROM src LATERAL VIEW json_tuple(line, 'a') t AS id", input);
+    expect(both.schema.map((f) => writtenColumnName(f.name))).toEqual(['id', 'line', 'tags', 'id']);
+    expect(both.rows.map((r) => Object.values(r))).toEqual([[1, '{"a":7}', null, '7']]);
+    expect((await evalRows("SELECT src.id AS a, t.id AS b FROM src LATERAL VIEW json_tuple(line, 'a') t AS id", input)).rows).toEqual([{ a: 1, b: '7' }]);
+    expect((await evalRows("SELECT t.* FROM src LATERAL VIEW json_tuple(line, 'a', 'b') t AS id, line", input)).rows).toEqual([{ id: '7', line: null }]);
+    const ambiguous = sqlError("SELECT id FROM src LATERAL VIEW json_tuple(line, 'a') t AS id");
+    expect(ambiguous.errorClass).toBe('AMBIGUOUS_REFERENCE');
+    expect(ambiguous.message).toMatch(/could be: \[`src`\.`id`, `t`\.`id`\]/);
   });
 
   it('refuses stack() as Spark does, with its error classes', () => {

@@ -44,6 +44,16 @@ describe('IN over the subquery\'s rows', () => {
     }
   });
 
+  it('a select list that aggregates or reads a lateral column alias: compared as its rows, not as a condition on FROM\'s', async () => {
+    // max(v + 10) over the values is 13, the one row (13, 14).
+    expect(await run(`SELECT e.id, (e.k + 10, e.k + 11) IN (SELECT max(v + 10) AS m, m + 1 FROM ${VALUES}) AS hit FROM events e`, ROWS))
+      .toEqual([{ id: 1, hit: false }, { id: 2, hit: false }, { id: 3, hit: true }, { id: 4, hit: null }]);
+    expect(await run(`SELECT e.id FROM events e WHERE (13, e.k + 11) IN (SELECT max(v + 10), 14 FROM ${VALUES})`, ROWS)).toEqual([{ id: 3 }]);
+    // `w + 1` reads the item before it: rows (1, 2), (2, 3), (NULL, NULL), (3, 4).
+    expect(await run(`SELECT e.id, (e.k, e.k + 1) IN (SELECT v AS w, w + 1 FROM ${VALUES}) AS hit FROM events e`, ROWS))
+      .toEqual([{ id: 1, hit: true }, { id: 2, hit: true }, { id: 3, hit: true }, { id: 4, hit: null }]);
+  });
+
   it('EXISTS over a set operation whose branches read the outer row: refused as Spark refuses it', async () => {
     const sql = 'SELECT e.id FROM events e WHERE EXISTS (SELECT v FROM VALUES (1) AS t(v) WHERE v = e.k UNION SELECT v FROM VALUES (2) AS u(v) WHERE v = e.k)';
     await expect(run(sql, ROWS)).rejects.toMatchObject({ errorClass: 'UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.ACCESSING_OUTER_QUERY_COLUMN_IS_NOT_ALLOWED' });

@@ -41,6 +41,19 @@ describe('LATERAL subqueries over a stream', () => {
     expect(() => compileStreamingQuery(sql, { kind: 'StreamingRelation', sourceName: 'events', schema: SCHEMA })).toThrow(/Cannot resolve `e`\.\*/);
   });
 
+  it('a LATERAL subquery reads the query right around it only, as does a subquery inside one (Spark\'s UNRESOLVED_COLUMN)', async () => {
+    const compile = (sql: string) => () => compileStreamingQuery(sql, { kind: 'StreamingRelation', sourceName: 'events', schema: SCHEMA });
+    // A LATERAL in a LATERAL, a scalar subquery in one, one in a scalar subquery: each reads `e` two queries out.
+    expect(compile('SELECT * FROM events e, LATERAL (SELECT * FROM VALUES (1) AS v(x), LATERAL (SELECT e.k + x))')).toThrow(/`e` cannot be resolved/);
+    expect(compile('SELECT * FROM events e, LATERAL (SELECT e.k AS a, (SELECT max(x) FROM VALUES (1) AS v(x) WHERE x = e.id) AS b)')).toThrow(/`e` cannot be resolved/);
+    const t1 = 'VALUES (0, 1), (1, 2) AS t1(c1, c2)';
+    await expect(selectStatic(`SELECT (SELECT max(s.x) FROM VALUES (5) AS t2(c1), LATERAL (SELECT t1.c1 AS x) s) AS m FROM ${t1}`, [])).rejects.toThrow(/cannot be resolved/);
+    await expect(selectStatic(`SELECT * FROM ${t1}, LATERAL (SELECT * FROM (SELECT c1), LATERAL (SELECT c2))`, [])).rejects.toThrow(/cannot be resolved/);
+    // The query right around each reads its own.
+    expect(await run('SELECT id, y FROM events e, LATERAL (SELECT * FROM VALUES (1) AS v(x), LATERAL (SELECT x + 1 AS y)) WHERE e.k IS NOT NULL', ROWS)).toEqual([{ id: 1, y: 2 }, { id: 2, y: 2 }]);
+    expect((await selectStatic(`SELECT c1, m FROM ${t1}, LATERAL (SELECT (SELECT max(x) FROM VALUES (0), (1) AS v(x) WHERE x <= y) AS m FROM VALUES (0), (1) AS w(y) WHERE y = c1)`, [])).rows).toEqual([{ c1: 0, m: 0 }, { c1: 1, m: 1 }]);
+  });
+
   it('LATERAL subqueries in a row each read the relations and LATERAL columns before them', async () => {
     expect(await run('SELECT id, a, b, c FROM events e, LATERAL (SELECT e.id + e.k AS a), LATERAL (SELECT e.id - e.k AS b), LATERAL (SELECT a * b AS c)', ROWS.slice(0, 2)))
       .toEqual([{ id: 1, a: 3, b: -1, c: -3 }, { id: 2, a: 2, b: 2, c: 4 }]);

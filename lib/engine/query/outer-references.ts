@@ -5,7 +5,9 @@
  * such read is an outer value of the subquery (Spark's outerAttrs): the expression over the
  * outer row, which the subquery's `outer` holds, and in its plan an `outerReference` to its
  * position. A name read two levels out is an outer value of the subquery around it too, so that
- * each plan reads the values of the level right around it only.
+ * each plan reads the values of the level right around it only. A LATERAL subquery reads the
+ * query right around it only, as Spark resolves an outer reference in its AnalysisContext's
+ * outerPlan alone: neither it nor a subquery inside it reads a query further out.
  */
 import type { Schema } from '../types';
 import { isOrderable } from './data-types';
@@ -22,6 +24,8 @@ interface OuterScope {
   schema: Schema;
   /** The outer values read so far, by their positions. */
   values: Expr[];
+  /** The subquery planned in this scope is a LATERAL one (parser/lateral-subquery.ts). */
+  lateral: boolean;
 }
 
 export class OuterReferences {
@@ -32,8 +36,8 @@ export class OuterReferences {
    * `plan()` (a subquery's planning) with `builder` over `schema` the scope around it: its plan,
    * and the outer values it read.
    */
-  within(builder: ExpressionBuilder, schema: Schema, plan: () => Resolved, pos: SqlPosition | undefined): { planned: Resolved; outer: Expr[] } {
-    const scope: OuterScope = { builder, schema, values: [] };
+  within(builder: ExpressionBuilder, schema: Schema, plan: () => Resolved, pos: SqlPosition | undefined, lateral = false): { planned: Resolved; outer: Expr[] } {
+    const scope: OuterScope = { builder, schema, values: [], lateral };
     this.scopes.push(scope);
     try {
       const planned = plan();
@@ -73,7 +77,13 @@ export class OuterReferences {
   /** A name as the scope at `level` (or one around it) reads it, as an outer reference to it; undefined where none has it. */
   private resolve(level: number, parts: readonly string[], pos: SqlPosition | undefined): Expr | undefined {
     const scope = this.scopes[level];
-    const value = scope.builder.ownsName(parts) ? scope.builder.attribute(parts, pos) : scope.builder.outer?.(parts, pos);
+    // A table's name its alias hides is a query's further out first (Scope.hidden), this one's where none has it.
+    const owns = scope.builder.ownsName(parts);
+    // Further out is a query around the query around a subquery: a LATERAL subquery reads only
+    // the query right around it (Spark's AnalysisContext.outerPlan), nor does a subquery in one
+    // read past it (UNRESOLVED_COLUMN).
+    const further = () => (scope.lateral || this.scopes[level - 1]?.lateral ? undefined : scope.builder.outer?.(parts, pos));
+    const value = owns && !scope.builder.hidesName(parts) ? scope.builder.attribute(parts, pos) : further() ?? (owns ? scope.builder.attribute(parts, pos) : undefined);
     if (!value) return undefined;
     const type = expressionType(value, scope.schema);
     scope.values.push(value);

@@ -58,7 +58,7 @@ interface FromItem {
    * where FROM is a subquery or a CTE, which has no hidden `_metadata` (Spark's SubqueryAlias
    * propagates metadata columns only from a relation, or through a chain of aliases of one).
    */
-  scope?: Pick<Scope, 'sides' | 'merged' | 'metadataColumn'>;
+  scope?: Pick<Scope, 'sides' | 'merged' | 'metadataColumn' | 'hidden'>;
 }
 
 /** `relations`: the job's sources, in order (FROM names each by its sourceName); one relation is the one-source job. */
@@ -84,11 +84,6 @@ function unresolvableTableFunction(call: Extract<Expression, { kind: 'Unresolved
       `If ${name} is not defined, please create the table-valued function before using it. For more information about defining table-valued functions, please refer to the Apache Spark documentation. ` +
       `Weir's table-valued functions are ${[...TABLE_FUNCTIONS].join(', ')}`,
     lineColumn(call.pos), 'FROM', 'UNRESOLVABLE_TABLE_VALUED_FUNCTION');
-}
-
-/** A generator whose output column `name` has the name of one of its input's columns. */
-function outputClash(generator: string, name: string, pos: Expr['pos'], fn: string): SqlValidationError {
-  return new SqlValidationError(`${generator} outputs a column ${name}, and its input has a column ${name} too: alias the generator (AS another name) or rename that column in a subquery`, pos, fn);
 }
 
 /**
@@ -251,9 +246,49 @@ function fromLeaves(u: UnresolvedPlan): { table?: string; qualifier: string }[] 
   return u.kind === 'SubqueryAlias' ? [{ qualifier: u.alias }] : [];
 }
 
+/**
+ * The names of FROM's tables that an alias hides (`t1` of `FROM t1 t2`, Scope.hidden), lower-
+ * cased, leaving out those another of its relations is read by (`FROM t1 t2 JOIN t1`).
+ */
+function hiddenTableNames(u: UnresolvedPlan): Set<string> {
+  const read = fromQualifiers(u);
+  const names = fromLeaves(u).flatMap((l) => (l.table === undefined || l.table === l.qualifier ? [] : [l.table, l.table.split('.').pop()!].map((n) => n.toLowerCase())));
+  return new Set(names.filter((n) => !read.has(n)));
+}
+
 /** The qualifiers FROM's relations are read by, lower-cased. */
 function fromQualifiers(u: UnresolvedPlan): Set<string> {
   return new Set(fromLeaves(u).map((l) => l.qualifier.toLowerCase()));
+}
+
+/**
+ * A star in a function's arguments (or IN's list) in ORDER BY or HAVING: Spark's ResolveReferences
+ * expands one in a Project's, an Aggregate's select list and a Filter's (WHERE) condition only,
+ * so in a Sort's or HAVING's it stays, and CheckAnalysis refuses it. A subquery's own stars are
+ * its own.
+ */
+function refuseStar(e: Expression, clause: string): void {
+  let star: Expression | undefined;
+  someExpression(e, (x) => (x.kind === 'UnresolvedStar' ? ((star = x), true) : false));
+  if (star) {
+    throw new SqlValidationError(
+      `[INVALID_USAGE_OF_STAR_OR_REGEX] Invalid usage of '*' in ${clause}: a star is expanded only as a select item, or in a function's arguments or IN's list in the select list or WHERE. Write the columns out`,
+      lineColumn(star.pos), '*', 'INVALID_USAGE_OF_STAR_OR_REGEX');
+  }
+}
+
+/**
+ * Whether an item of a select list reads the alias of an earlier one by its bare name (Spark's
+ * lateral column alias), which only the select list itself resolves.
+ */
+function readsLateralAlias(items: readonly Expression[]): boolean {
+  const aliases = new Set<string>();
+  for (const item of items) {
+    const reads = someExpression(item, (x) => x.kind === 'UnresolvedAttribute' && x.nameParts.length === 1 && aliases.has(x.nameParts[0].toLowerCase()));
+    if (reads) return true;
+    if (item.kind === 'Alias') aliases.add(item.name.toLowerCase());
+  }
+  return false;
 }
 
 /**
@@ -419,6 +454,7 @@ class QueryPlanner {
           inner = inner.child;
         }
         if (inner.kind === 'Sort') {
+          for (const o of inner.order) refuseStar(o, 'ORDER BY');
           // SORT BY (global false) sorts each partition: a micro-batch's rows are one here, so
           // it is ORDER BY's sort, under Spark's same streaming rule (Complete mode, over an aggregation).
           sort = { order: inner.order, pos: inner.pos };
@@ -700,6 +736,7 @@ class QueryPlanner {
     let having: Expression | undefined;
     if (u.kind === 'UnresolvedHaving') {
       having = u.havingCondition;
+      refuseStar(having, 'HAVING');
       u = u.child;
     }
     const overAggregation = this.windowsOverAggregation(u, ctes, having, distinct, sort);
@@ -756,6 +793,8 @@ class QueryPlanner {
     const tableFunction = lateralViews.find((lv) => lv.tableFunction);
     if (tableFunction && !this.staticLeaves) throw this.tableFunctionOverStream(tableFunction);
     let from = this.from(child, ctes);
+    const hidden = hiddenTableNames(child);
+    if (hidden.size) from = { ...from, scope: { ...from.scope, hidden } };
     this.batchSelect = this.staticLeaves && !firstStreamingRelation(from.plan);
     let plan = from.plan;
     let schema = from.schema;
@@ -773,20 +812,26 @@ class QueryPlanner {
         // One row out per row in (OUTER changes nothing): the input's columns and the keys'.
         const pos = lineColumn(lv.generator.pos);
         const items = this.jsonTuple(positionalArguments('json_tuple', lv.generator.arguments, lv.generator.pos), lv.generatorOutput.length ? lv.generatorOutput : undefined, builder, schema, pos, lv.tableFunction);
-        const clash = items.find((i) => schema.some((f) => f.name.toLowerCase() === i.name.toLowerCase()));
-        if (clash) throw outputClash('json_tuple()', clash.name, pos, 'json_tuple');
-        ({ plan, output: schema } = this.resolved({ kind: 'Project', list: [...schema.map((f): NamedExpr => ({ expr: { kind: 'column', name: f.name }, name: f.name })), ...items], child: plan }));
-        if (lv.qualifier) qualifiers.push(lv.qualifier);
-        continue;
+        // A key's column of a taken name repeats it, as a generator's does (generate below).
+        const taken = new Set(schema.map((f) => f.name.toLowerCase()));
+        const named = items.map((i): NamedExpr => {
+          if (!taken.has(i.name.toLowerCase())) {
+            taken.add(i.name.toLowerCase());
+            return i;
+          }
+          return { ...i, name: duplicateColumn(i.name, ++this.repeats) };
+        });
+        ({ plan, output: schema } = this.resolved({ kind: 'Project', list: [...schema.map((f): NamedExpr => ({ expr: { kind: 'column', name: f.name }, name: f.name })), ...named], child: plan }));
+      } else {
+        if (!atMostOneRow(plan)) {
+          const nondeterministic = nondeterministicLateralSubquery(lv.generator, lv.pos);
+          if (nondeterministic) throw nondeterministic;
+        }
+        if (!GENERATORS.has(name) && !lv.tableFunction) throw notSupportedYet(`LATERAL VIEW ${name}()`, lineColumn(lv.generator.pos), 'LATERAL VIEW takes explode(), posexplode(), inline() and their _outer forms, stack() and json_tuple()');
+        const args = positionalArguments(name, lv.generator.arguments, lv.generator.pos);
+        const call: Expr = { kind: 'call', name, args: args.map((a) => builder.build(a)), pos: lineColumn(lv.generator.pos) };
+        ({ plan, output: schema } = this.resolved(this.generate(call as Extract<Expr, { kind: 'call' }>, lv.generatorOutput.length ? lv.generatorOutput : undefined, schema, plan, false, lv.tableFunction).plan));
       }
-      if (!atMostOneRow(plan)) {
-        const nondeterministic = nondeterministicLateralSubquery(lv.generator, lv.pos);
-        if (nondeterministic) throw nondeterministic;
-      }
-      if (!GENERATORS.has(name) && !lv.tableFunction) throw notSupportedYet(`LATERAL VIEW ${name}()`, lineColumn(lv.generator.pos), 'LATERAL VIEW takes explode(), posexplode(), inline() and their _outer forms, stack() and json_tuple()');
-      const args = positionalArguments(name, lv.generator.arguments, lv.generator.pos);
-      const call: Expr = { kind: 'call', name, args: args.map((a) => builder.build(a)), pos: lineColumn(lv.generator.pos) };
-      ({ plan, output: schema } = this.resolved(this.generate(call as Extract<Expr, { kind: 'call' }>, lv.generatorOutput.length ? lv.generatorOutput : undefined, schema, plan, false, lv.tableFunction).plan));
       if (lv.qualifier) qualifiers.push(lv.qualifier);
       const generated = schema.slice(before.length);
       if (lv.qualifier || generated.some((f) => writtenColumnName(f.name) !== f.name)) {
@@ -999,7 +1044,7 @@ class QueryPlanner {
     return { kind: 'Literal', value: v === null ? null : BigInt(v as number | bigint), dataType: IntegerType, pos: e.pos };
   }
 
-  private builder(qualifiers: readonly string[], schema: Schema, scope?: Pick<Scope, 'sides' | 'merged' | 'metadataColumn'>): ExpressionBuilder {
+  private builder(qualifiers: readonly string[], schema: Schema, scope?: Pick<Scope, 'sides' | 'merged' | 'metadataColumn' | 'hidden'>): ExpressionBuilder {
     const builder = new ExpressionBuilder({ qualifiers: new Set(qualifiers.map((q) => q.toLowerCase())), columns: new Set(schema.map((f) => f.name.toLowerCase())), ...scope, metadataColumn: this.metadataColumn && scope?.metadataColumn !== false }, this.sql);
     const ctes = this.ctes;
     builder.scalarSubquery = (u, pos) => this.scalarSubquery(u, pos, ctes, builder, schema);
@@ -1025,7 +1070,7 @@ class QueryPlanner {
     if (relationNames(u).some(overStream)) {
       throw notSupportedYet('A scalar subquery over a stream', pos, 'a scalar subquery reads static tables (staticTables in the job spec); join the stream instead');
     }
-    const { planned: { plan, output }, outer: values } = this.outerReferences.within(outer, outerSchema, () => this.resolved(this.withStaticLeaves(() => this.plan(u, ctes))), pos);
+    const { planned: { plan, output }, outer: values } = this.outerReferences.within(outer, outerSchema, () => this.resolved(this.withStaticLeaves(() => this.plan(u, ctes))), pos, isLateralRows(u));
     if (output.length !== 1) {
       throw new SqlValidationError(
         `[INVALID_SUBQUERY_EXPRESSION.SCALAR_SUBQUERY_RETURN_MORE_THAN_ONE_OUTPUT_COLUMN] Invalid subquery: Scalar subquery must return only one column, but got ${output.length}. Select one column in it`,
@@ -1182,11 +1227,17 @@ class QueryPlanner {
       };
       return { joinType, right, ...(renamed ? { condition: renamed } : {}), pos };
     };
-    /** Whether an expression of a subquery over a table of these columns reads a column of the outer query. */
+    /**
+     * Whether an expression of a subquery over a table of these columns reads a column of the
+     * outer query: the table's name, once an alias hides it, is the outer query's where that
+     * reads a relation by it (Scope.hidden).
+     */
+    const outerNames = fromQualifiers(child);
     const readsOuterOf = (e: Expression, t: { schema: Schema; qualifier: string }, table: string) => someExpression(e, (x) => {
       if (x.kind !== 'UnresolvedAttribute') return false;
       const first = x.nameParts[0].toLowerCase();
-      if (x.nameParts.length > 1) return first !== t.qualifier.toLowerCase() && first !== table.toLowerCase();
+      const hidden = first === table.toLowerCase() && t.qualifier.toLowerCase() !== first && outerNames.has(first);
+      if (x.nameParts.length > 1) return first !== t.qualifier.toLowerCase() && (first !== table.toLowerCase() || hidden);
       return !t.schema.some((f) => f.name.toLowerCase() === first);
     });
     const asJoin = (c: Expression): SemiJoin | undefined => {
@@ -1456,6 +1507,10 @@ class QueryPlanner {
       const query = rows(x.query);
       const items = selectItems(query);
       if (query.kind !== 'Project' || items?.length !== x.values.length) return undefined;
+      // An aggregating select list (one row over all of FROM's) or an item that reads an earlier
+      // item's alias (a lateral column alias) means nothing as a condition on FROM's rows: such a
+      // query is answered over its own rows.
+      if (items.some(containsAggregate) || readsLateralAlias(items)) return undefined;
       // A relation the outer query reads by the same name (its table again, neither aliased)
       // would take the outer value's qualified name inside the count as its own column: such an
       // IN is answered over the subquery's rows instead, where the value is the outer row's.
