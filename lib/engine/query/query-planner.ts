@@ -1362,31 +1362,11 @@ class QueryPlanner {
         qualifiers.add(qualifier.toLowerCase());
         schema.forEach((f) => columns.add(f.name.toLowerCase()));
       }
-      const reads = (c: Expression) => {
-        const sides = { inner: false, outer: false };
-        someExpression(c, (y) => {
-          if (y.kind !== 'UnresolvedAttribute') return false;
-          const inner = y.nameParts.length > 1 ? qualifiers.has(y.nameParts[0].toLowerCase()) : columns.has(y.nameParts[0].toLowerCase());
-          sides[inner ? 'inner' : 'outer'] = true;
-          return false;
-        });
-        return sides;
-      };
-      const keys: { inner: Expression; outer: Expression }[] = [];
-      const rest: Expression[] = [];
-      for (const c of splitConjunctivePredicates(filter.condition)) {
-        if (!reads(c).outer) {
-          rest.push(c);
-          continue;
-        }
-        if (c.kind !== 'BinaryOperator' || c.op !== 'EqualTo') return undefined;
-        const [l, r] = [reads(c.left), reads(c.right)];
-        if (l.inner && !l.outer && r.outer && !r.inner) keys.push({ inner: c.left, outer: c.right });
-        else if (r.inner && !r.outer && l.outer && !l.inner) keys.push({ inner: c.right, outer: c.left });
-        else return undefined;
-      }
+      const isInner = (nameParts: readonly string[]) => (nameParts.length > 1 ? qualifiers.has(nameParts[0].toLowerCase()) : columns.has(nameParts[0].toLowerCase()));
+      const split = correlatedEqualities(filter.condition, isInner);
       // HAVING reading the outer row (beside its own EXISTS over aggregates) is left as it is.
-      if (keys.length === 0 || reads(having.havingCondition).outer) return undefined;
+      if (!split || split.keys.length === 0 || sidesRead(having.havingCondition, isInner).outer) return undefined;
+      const { keys, rest } = split;
       const pos = x.pos;
       const alias = `${EXISTS_SUBQUERY}_having${this.correlatedIds++}`;
       const names = keys.map((_, i) => `${alias}_k${i}`);
@@ -1426,31 +1406,13 @@ class QueryPlanner {
     if (!n || !t) return undefined;
     // Spark resolves a name in the subquery's own table first, then in the outer query.
     const columns = new Set(t.schema.map((f) => f.name.toLowerCase()));
-    const reads = (e: Expression) => {
-      const sides = { inner: false, outer: false };
-      someExpression(e, (x) => {
-        if (x.kind !== 'UnresolvedAttribute') return false;
-        const first = x.nameParts[0].toLowerCase();
-        const inner = x.nameParts.length > 1 ? first === n.qualifier.toLowerCase() || first === n.table.toLowerCase() : columns.has(first);
-        sides[inner ? 'inner' : 'outer'] = true;
-        return false;
-      });
-      return sides;
+    const isInner = (nameParts: readonly string[]) => {
+      const first = nameParts[0].toLowerCase();
+      return nameParts.length > 1 ? first === n.qualifier.toLowerCase() || first === n.table.toLowerCase() : columns.has(first);
     };
-    const keys: { inner: Expression; outer: Expression }[] = [];
-    const rest: Expression[] = [];
-    for (const c of splitConjunctivePredicates(aggregate.child.condition)) {
-      if (!reads(c).outer) {
-        rest.push(c);
-        continue;
-      }
-      if (c.kind !== 'BinaryOperator' || c.op !== 'EqualTo') return undefined;
-      const [l, r] = [reads(c.left), reads(c.right)];
-      if (l.inner && !l.outer && r.outer && !r.inner) keys.push({ inner: c.left, outer: c.right });
-      else if (r.inner && !r.outer && l.outer && !l.inner) keys.push({ inner: c.right, outer: c.left });
-      else return undefined;
-    }
-    if (keys.length === 0) return undefined;
+    const split = correlatedEqualities(aggregate.child.condition, isInner);
+    if (!split || split.keys.length === 0) return undefined;
+    const { keys, rest } = split;
     const alias = `${IN_SUBQUERY}${this.correlatedIds++}`;
     const names = [`${alias}_v`, ...keys.map((_, i) => `${alias}_k${i}`)];
     const grouped: UnresolvedPlan = {
@@ -2346,6 +2308,39 @@ function sortedOnCorrelatedSubquery(key: Expr, pos: Position): Expr {
       lineColumn(pos), 'ORDER BY', 'UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.UNSUPPORTED_CORRELATED_SCALAR_SUBQUERY');
   }
   return key;
+}
+
+/** Whether `e` reads a column of the subquery's own relations (`isInner` of its name) and one of the outer query. */
+function sidesRead(e: Expression, isInner: (nameParts: readonly string[]) => boolean): { inner: boolean; outer: boolean } {
+  const sides = { inner: false, outer: false };
+  someExpression(e, (x) => {
+    if (x.kind !== 'UnresolvedAttribute') return false;
+    sides[isInner(x.nameParts) ? 'inner' : 'outer'] = true;
+    return false;
+  });
+  return sides;
+}
+
+/**
+ * A correlated subquery's WHERE as Spark's DecorrelateInnerQuery pulls equalities up through an
+ * Aggregate: each conjunct `inner = outer` (either way round) a key, the conjuncts that read no
+ * outer column the rest; undefined where a correlated conjunct is no such equality.
+ */
+function correlatedEqualities(condition: Expression, isInner: (nameParts: readonly string[]) => boolean): { keys: { inner: Expression; outer: Expression }[]; rest: Expression[] } | undefined {
+  const keys: { inner: Expression; outer: Expression }[] = [];
+  const rest: Expression[] = [];
+  for (const c of splitConjunctivePredicates(condition)) {
+    if (!sidesRead(c, isInner).outer) {
+      rest.push(c);
+      continue;
+    }
+    if (c.kind !== 'BinaryOperator' || c.op !== 'EqualTo') return undefined;
+    const [l, r] = [sidesRead(c.left, isInner), sidesRead(c.right, isInner)];
+    if (l.inner && !l.outer && r.outer && !r.inner) keys.push({ inner: c.left, outer: c.right });
+    else if (r.inner && !r.outer && l.outer && !l.inner) keys.push({ inner: c.right, outer: c.left });
+    else return undefined;
+  }
+  return { keys, rest };
 }
 
 /** A star's column as the expression that reads it: a pruned struct is rebuilt of its kept fields. */
