@@ -647,7 +647,7 @@ function throwUnknownFunction(e: Expr): void {
 /**
  * `GROUP BY ALL` (Spark's ResolveGroupByAll): the select items that hold no aggregate, when ALL
  * names no input column or select alias (a column or alias named `all` wins, as in Spark). With none, and an item that
- * reads a column outside an aggregate (`i + sum(j)`), the grouping cannot be inferred.
+ * reads a column outside an aggregate (`i + sum(j)`, not a lateral alias of an aggregate), the grouping cannot be inferred.
  */
 function groupByAll(c: AggregationClauses, childSchema: Schema): Expression[] | undefined {
   const [only, ...rest] = c.grouping;
@@ -655,8 +655,13 @@ function groupByAll(c: AggregationClauses, childSchema: Schema): Expression[] | 
   // A column named all, or a select item aliased so (Spark's groupByAliases), is grouped by.
   if (childSchema.some((f) => f.name.toLowerCase() === 'all') || c.items.some((i) => unaliased(i).alias?.toLowerCase() === 'all')) return undefined;
   const keys = c.items.filter((i) => !containsAggregate(i)).map((i) => unaliased(i).expr);
+  // An earlier item's alias that names no input column is a lateral alias (`count(x) AS n, sum(x) + n`),
+  // which Spark resolves before it infers the grouping: it reads that item, no column.
+  const lateral = (k: number, x: Expression) => x.kind === 'UnresolvedAttribute' && x.nameParts.length === 1 && !childSchema.some((f) => f.name.toLowerCase() === x.nameParts[0].toLowerCase()) &&
+    c.items.slice(0, k).some((i) => unaliased(i).alias?.toLowerCase() === x.nameParts[0].toLowerCase());
+  const readsColumn = (i: Expression, k: number) => someExpression(i, (x) => x.kind === 'UnresolvedAttribute' && !lateral(k, x), (x) => !isAggregateCall(x));
   // No keys and no column outside an aggregate (`count(id)`): a global aggregation.
-  if (keys.length === 0 && c.items.some((i) => columnOutsideAggregate(i))) {
+  if (keys.length === 0 && c.items.some(readsColumn)) {
     throw new SqlValidationError(
       '[UNRESOLVED_ALL_IN_GROUP_BY] Cannot infer grouping columns for GROUP BY ALL based on the select clause. Please explicitly specify the grouping columns.',
       lineColumn(only.pos),

@@ -680,6 +680,9 @@ class ExpressionCompiler implements LambdaCompiler {
       }
       case 'field': {
         const a = this.compile(e.arg);
+        // A map's `.key` is its value for the key written as text (Spark's ExtractValue makes it
+        // GetMapValue with a string key, cast to the map's key type as m['key'] is).
+        if (a.type === 'map') return this.compile({ kind: 'call', name: 'get', args: [e.arg, { kind: 'literal', value: e.field, type: 'string', pos: e.pos }], subscript: true, pos: e.pos });
         if (a.type !== 'struct') this.fail(e, `${exprToString(e.arg)} is a ${a.type}, not a struct (or a table alias), so it has no field ${e.field}`);
         const f = resolveColumn(a.fields ?? [], e.field);
         if (!f) this.fail(e, `No such struct field ${e.field} in ${exprToString(e.arg)}; its fields are ${(a.fields ?? []).map((x) => x.name).join(', ')}`);

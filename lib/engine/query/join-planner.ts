@@ -311,7 +311,9 @@ export function buildStreamStaticJoin(
   // out of `*` as Spark's USING join keeps it, while the unqualified name reads the stream's.
   const padded = (joinType === 'LeftOuter' && streamIdx === 0) || (joinType === 'RightOuter' && streamIdx === 1);
   const hiddenKeys = new Set(padded ? tableColumns.filter((f) => inStream(f.name) && keyNames.has(lower(f.name))).map((f) => f.name) : []);
-  const shared = new Set(filtering ? [] : tableColumns.filter((f) => inStream(f.name) && (!keyNames.has(lower(f.name)) || hiddenKeys.has(f.name))).map((f) => f.name));
+  // A semi or anti join's condition reads the pair too (`ON a.c1 = a.c2` beside a static c1), though
+  // its output keeps the stream's columns alone.
+  const shared = new Set(tableColumns.filter((f) => inStream(f.name) && (!keyNames.has(lower(f.name)) || hiddenKeys.has(f.name))).map((f) => f.name));
   // A join of static tables qualifies a column by the table it comes from (the last of its names).
   const staticQualifier = (c: string) => (joined?.sides ? [...joined.sides].filter(([, m]) => [...m.values()].includes(c)).pop()?.[0] : undefined) ?? staticSide.alias ?? staticLabel;
   const staticColumns = shared.size === 0 ? tableColumns : tableColumns.map((f) => (shared.has(f.name) ? { ...f, name: `${staticQualifier(f.name)}.${f.name}` } : f));

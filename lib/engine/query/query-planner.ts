@@ -2118,7 +2118,8 @@ class QueryPlanner {
       // Spark names `parsed.id` (a struct field) `id`.
       const name = alias?.[0] ?? (named.kind === 'column' ? builder.outputName(named.name) : named.kind === 'field' ? named.field : exprToString(named));
       list.push({ expr, name });
-      if (alias) builder.addLateralAlias(alias[0], expr);
+      // An item's name, its alias or the one Spark gives it (`s.field` is `field`), is a lateral alias.
+      builder.addLateralAlias(name, expr);
     }
     const missing = sort && missingSortReferences(sort, list, inputSchema, (e) => sortedOnCorrelatedSubquery(builder.build(e), sort.pos));
     builder.endSelectList();

@@ -418,7 +418,7 @@ describe('LIKE ANY, SOME and ALL', () => {
       { any1: true, all1: true, nany: true, nall: false, some1: true, anyNull: null, allNull: null },
       { any1: true, all1: false, nany: true, nall: false, some1: false, anyNull: null, allNull: null },
     ]);
-    expect(failure("SELECT s LIKE ANY () FROM src").message).toMatch(/at or near/);
+    expect(failure("SELECT s LIKE ANY () FROM src").message).toMatch(/^\[INVALID_SQL_SYNTAX\.EMPTY_QUANTIFIED_PATTERN\]/);
   });
 });
 
@@ -483,5 +483,33 @@ describe('from_json with Spark types', () => {
     expect(failure('SELECT from_json(s, s) FROM src').message).toMatch(/needs its schema as a string literal \(or schema_of_json/);
     // Analysis runs in the API's process: no other expression is evaluated there.
     expect(failure("SELECT from_json(s, repeat('a INT', 1)) FROM src").message).toMatch(/needs its schema as a string literal/);
+  });
+});
+
+describe('IDENTIFIER(…), Spark\'s identifier clause', () => {
+  // Spark's identifier-clause.sql: the string names a column, a table or a function.
+  it('reads its string literals, joined by ||, as the name of a column, a function or a table', async () => {
+    const rows = await run("SELECT IDENTIFIER('i' || 'd') AS a, IDENTIFIER('src.x') AS b, IDENTIFIER('abs')(-id) AS c, IDENTIFIER('`s`') AS d FROM IDENTIFIER('src')", [row]);
+    expect(rows).toEqual([{ a: 7, b: 2.5, c: 7, d: json }]);
+  });
+
+  it('refuses what is no name, or no constant string, with Spark\'s classes', () => {
+    expect(failure("SELECT IDENTIFIER('i d') FROM src").errorClass).toBe('PARSE_SYNTAX_ERROR');
+    expect(failure("SELECT IDENTIFIER('') FROM src").errorClass).toBe('PARSE_EMPTY_STATEMENT');
+    expect(failure('SELECT IDENTIFIER(1) FROM src').errorClass).toBe('NOT_A_CONSTANT_STRING.WRONG_TYPE');
+    expect(failure('SELECT IDENTIFIER(CAST(NULL AS STRING)) FROM src').errorClass).toBe('NOT_A_CONSTANT_STRING.NULL');
+    expect(failure('SELECT IDENTIFIER(s) FROM src').errorClass).toBe('NOT_A_CONSTANT_STRING.NOT_CONSTANT');
+    expect(failure("SELECT IDENTIFIER('a.b.c.d')() FROM src").errorClass).toBe('IDENTIFIER_TOO_MANY_NAME_PARTS');
+    // Where Spark's grammar has no identifier clause: a window's name, a field after a dot.
+    expect(failure("SELECT count(*) OVER IDENTIFIER('w') FROM src WINDOW w AS (ORDER BY id)").errorClass).toBe('PARSE_SYNTAX_ERROR');
+    expect(failure("SELECT named_struct('a', 1).IDENTIFIER('a') FROM src").errorClass).toBe('PARSE_SYNTAX_ERROR');
+  });
+});
+
+describe('a map\'s .key and an item\'s own name as a lateral alias', () => {
+  // Spark's alias-resolution-edge-cases.sql: m.field is m['field']; `s.field, field` reads the first item by its name.
+  it('reads a map\'s value by the key written after the dot, and an earlier item by the name Spark gives it', async () => {
+    const rows = await run("SELECT map('field', id).field, field + 1 AS next, map('k', 1).other AS none FROM src", [row]);
+    expect(rows).toEqual([{ field: 7, next: 8, none: null }]);
   });
 });

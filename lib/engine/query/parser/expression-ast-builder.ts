@@ -106,7 +106,7 @@ export class ExpressionAstBuilder {
         // and ANDed for ALL, as Spark rewrites a list it cannot fold (three-valued: a NULL counts
         // where no pattern decides).
         const patterns = ctx.expression().map((x) => this.expression(x));
-        if (patterns.length === 0) throw new SqlValidationError(`[PARSE_SYNTAX_ERROR] Syntax error at or near ')': ${kind} ${ctx._quantifier.text!.toUpperCase()} needs at least one pattern.`, pos, kind, 'PARSE_SYNTAX_ERROR');
+        if (patterns.length === 0) throw new SqlValidationError(`[INVALID_SQL_SYNTAX.EMPTY_QUANTIFIED_PATTERN] Invalid SQL syntax: ${kind} ${ctx._quantifier.text!.toUpperCase()} needs at least one pattern between '(' and ')'.`, pos, kind, 'INVALID_SQL_SYNTAX.EMPTY_QUANTIFIED_PATTERN');
         const op = ctx._quantifier.text!.toUpperCase() === 'ALL' ? 'And' : 'Or';
         return patterns.map(like).reduce((a, b) => ({ kind: 'BinaryOperator', op, left: a, right: b, pos }));
       }

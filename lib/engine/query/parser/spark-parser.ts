@@ -46,6 +46,7 @@ import { SparkSqlLexer } from 'dt-sql-parser/dist/lib/spark/SparkSqlLexer';
 import { ColumnNamePathContext, QuotedIdentifierContext, SparkSqlParser } from 'dt-sql-parser/dist/lib/spark/SparkSqlParser';
 import type { QueryContext } from 'dt-sql-parser/dist/lib/spark/SparkSqlParser';
 import { SqlValidationError } from '../sql-error';
+import { unescapeSqlString } from './literals';
 import type { Position } from './unresolved-plan';
 
 export { SparkSqlParser };
@@ -527,6 +528,101 @@ function closing(all: readonly Token[], open: number): number {
   return -1;
 }
 
+/**
+ * Tokens after which `IDENTIFIER(…)` is no identifier clause, a syntax error: a field after a dot
+ * (`s.IDENTIFIER('a')`), a window's name (`OVER`, `WINDOW`), a CTE's name (`WITH`), and a USING
+ * list's column. Spark's grammar has the clause only where a column, table or function is
+ * named, and refuses it here.
+ */
+const NO_IDENTIFIER_CLAUSE_AFTER = new Set([SparkSqlLexer.DOT, SparkSqlLexer.KW_OVER, SparkSqlLexer.KW_WINDOW, SparkSqlLexer.KW_WITH]);
+
+/**
+ * Spark's identifier clause, `IDENTIFIER('name')` where a column, table or function is named
+ * (`SELECT IDENTIFIER('c' || '1') FROM t`, `FROM IDENTIFIER('tab')`, `IDENTIFIER('abs')(x)`):
+ * its argument, string literals joined by `||` (a constant Spark folds), is read as a name of
+ * one or more parts (`'t.c1'`, `'`c 1`'`), which replaces the clause's tokens, each part as a
+ * quoted name. Another argument is refused as Spark refuses one that is no constant string
+ * (notAConstantString).
+ */
+function rewriteIdentifierClauses(all: Token[], text: SourceText): Token[] {
+  let out = all;
+  const visible = (from: number, step: number) => {
+    let k = from + step;
+    while (k >= 0 && k < out.length && out[k].channel !== Token.DEFAULT_CHANNEL) k += step;
+    return k;
+  };
+  for (let i = 0; i < out.length; i++) {
+    const t = out[i];
+    const open = visible(i, 1);
+    if (t.type !== SparkSqlLexer.KW_IDENTIFIER || out[open]?.type !== SparkSqlLexer.LEFT_PAREN) continue;
+    const close = closing(out, open);
+    if (close < 0) continue;
+    const before = visible(i, -1);
+    // A USING list's column (`USING (IDENTIFIER('c1'))`) is one of NO_IDENTIFIER_CLAUSE_AFTER's places.
+    const using = out[before]?.type === SparkSqlLexer.LEFT_PAREN && out[visible(before, -1)]?.type === SparkSqlLexer.KW_USING;
+    if (NO_IDENTIFIER_CLAUSE_AFTER.has(out[before]?.type) || using) throw syntaxErrorAt(text, out[visible(open, 1)]);
+    // Followed by a dot (`IDENTIFIER('t').c1`, `IDENTIFIER('s').tab`): Spark reads the clause as
+    // one whole name, which a field or a part cannot follow.
+    if (out[visible(close, 1)]?.type === SparkSqlLexer.DOT) throw syntaxErrorAt(text, out[visible(close, 1)]);
+    const inner = out.slice(open + 1, close).filter((x) => x.channel === Token.DEFAULT_CHANNEL);
+    const strings = inner.every((x, k) => (k % 2 === 0 ? quoteOf(x) !== undefined : x.type === SparkSqlLexer.CONCAT_PIPE)) && inner.length % 2 === 1;
+    if (!strings) throw notAConstantString(inner, text.tokenPosition(inner[0] ?? t));
+    const name = inner.filter((_, k) => k % 2 === 0).map((x) => unescapeSqlString(x.text!)).join('');
+    const parts = identifierParts(name, text.tokenPosition(t));
+    // A function's name has three parts at most (catalog, database, name).
+    if (parts.length > 3 && out[visible(close, 1)]?.type === SparkSqlLexer.LEFT_PAREN) {
+      throw new SqlValidationError(`[IDENTIFIER_TOO_MANY_NAME_PARTS] ${name} is not a valid identifier as it has more than 2 name parts.`, text.tokenPosition(t), 'IDENTIFIER', 'IDENTIFIER_TOO_MANY_NAME_PARTS');
+    }
+    const quoted = parts.flatMap((p, k) => [...(k ? [synthetic(t, SparkSqlLexer.DOT, '.')] : []), synthetic(t, SparkSqlLexer.BACKQUOTED_IDENTIFIER, `\`${p.replace(/`/g, '``')}\``)]);
+    for (const q of quoted) (q as CommonToken).stop = out[close].stop;
+    out = [...out.slice(0, i), ...quoted, ...out.slice(close + 1)];
+    i += quoted.length - 1;
+  }
+  if (out !== all) out.forEach((x, k) => { (x as CommonToken).tokenIndex = k; });
+  return out;
+}
+
+/**
+ * The error of an IDENTIFIER(…) argument that is not string literals joined by `||`: Spark's
+ * NOT_A_CONSTANT_STRING, WRONG_TYPE for a number, NULL for a NULL (`CAST(NULL AS STRING)`),
+ * NOT_CONSTANT otherwise (a column, a variable, a call Weir does not fold as a name).
+ */
+function notAConstantString(inner: Token[], pos: Position): SqlValidationError {
+  const expr = inner.map((x) => x.text).join(' ');
+  const starts = (...types: number[]) => types.every((type, k) => inner[k]?.type === type);
+  if (inner.length === 1 && /^[0-9.]/.test(inner[0].text ?? '')) {
+    return new SqlValidationError(`[NOT_A_CONSTANT_STRING.WRONG_TYPE] The expression ${expr} used for the routine or clause IDENTIFIER must be of type STRING, but it is a number.`, pos, 'IDENTIFIER', 'NOT_A_CONSTANT_STRING.WRONG_TYPE');
+  }
+  if (starts(SparkSqlLexer.KW_NULL) || starts(SparkSqlLexer.KW_CAST, SparkSqlLexer.LEFT_PAREN, SparkSqlLexer.KW_NULL)) {
+    return new SqlValidationError(`[NOT_A_CONSTANT_STRING.NULL] The expression ${expr} used for the routine or clause IDENTIFIER must not be NULL.`, pos, 'IDENTIFIER', 'NOT_A_CONSTANT_STRING.NULL');
+  }
+  return new SqlValidationError(`[NOT_A_CONSTANT_STRING.NOT_CONSTANT] The expression ${expr} used for the routine or clause IDENTIFIER must be a constant STRING: Weir takes string literals, joined by ||.`, pos, 'IDENTIFIER', 'NOT_A_CONSTANT_STRING.NOT_CONSTANT');
+}
+
+/**
+ * The parts of a name written as text (Spark's parseMultipartIdentifier): names or backquoted
+ * names joined by dots. Empty text is Spark's PARSE_EMPTY_STATEMENT, anything else that is no
+ * such name its PARSE_SYNTAX_ERROR.
+ */
+function identifierParts(name: string, pos: Position): string[] {
+  if (!name.trim()) throw new SqlValidationError('[PARSE_EMPTY_STATEMENT] Syntax error, unexpected empty statement.', pos, 'IDENTIFIER', 'PARSE_EMPTY_STATEMENT');
+  const part = /\s*(?:`((?:[^`]|``)*)`|([\p{L}\p{N}_]+))\s*(\.|$)/uy;
+  const parts: string[] = [];
+  for (let at = 0; at < name.length;) {
+    part.lastIndex = at;
+    const m = part.exec(name);
+    if (!m) {
+      // The first word after the name's last whole part.
+      const rest = name.slice(at).trim().split(/\s+/).at(/^\s*(?:`(?:[^`]|``)*`|[\p{L}\p{N}_]+)\s/u.test(name.slice(at)) ? 1 : 0)!;
+      throw new SqlValidationError(`[PARSE_SYNTAX_ERROR] Syntax error at or near '${rest}': extra input '${rest}' in the name ${name} of IDENTIFIER(…).`, pos, 'IDENTIFIER', 'PARSE_SYNTAX_ERROR');
+    }
+    parts.push(m[1] !== undefined ? m[1].replace(/``/g, '`') : m[2]);
+    at = part.lastIndex;
+    if (m[3] === '.' && at === name.length) throw new SqlValidationError(`[PARSE_SYNTAX_ERROR] Syntax error at or near end of input: the name ${name} of IDENTIFIER(…) ends with a dot.`, pos, 'IDENTIFIER', 'PARSE_SYNTAX_ERROR');
+  }
+  return parts;
+}
+
 /** Tokens a star may follow as a select item or an argument (`SELECT *`, `f(*`, `, *`, `t.*`). */
 const BEFORE_STAR = new Set([SparkSqlLexer.KW_SELECT, SparkSqlLexer.COMMA, SparkSqlLexer.LEFT_PAREN, SparkSqlLexer.KW_DISTINCT, SparkSqlLexer.KW_ALL, SparkSqlLexer.DOT]);
 
@@ -667,7 +763,7 @@ function lex(sql: string): { parsed: ParsedText; listener: ThrowingListener } {
   lexer.removeErrorListeners();
   lexer.addErrorListener(listener);
   const brackets = new Map<Token, RewrittenBracket>();
-  const tokens = rewriteCasts(rewriteSpark4Clauses(rewriteOperatorsAndStrings(lexer.getAllTokens().concat(lexer.nextToken())), brackets), brackets);
+  const tokens = rewriteCasts(rewriteSpark4Clauses(rewriteIdentifierClauses(rewriteOperatorsAndStrings(lexer.getAllTokens().concat(lexer.nextToken())), text), brackets), brackets);
   for (const t of tokens) if (NAME_ONLY_KEYWORDS.has(t.type)) (t as CommonToken).type = SparkSqlLexer.IDENTIFIER;
   return { parsed: { text, brackets, tokens }, listener };
 }
