@@ -772,6 +772,7 @@ class QueryPlanner {
     }
     if (child.kind === 'Join') ({ child, where } = subqueryJoinConditionsAsWhere(child, where));
     child = inSubqueriesInJoinConditions(child, (q) => this.readsNoStream(q, this.ctes) && this.uncorrelatedQuery(q) !== undefined);
+    child = this.predicateSubqueriesInJoinConditions(child);
     if (where && child.kind === 'Join') ({ child, where } = this.commaJoinConditions(child, where));
     if (where) where = this.groupedExistsDecorrelated(reducedExists(where));
     items = items.map(reducedExists);
@@ -1430,6 +1431,62 @@ class QueryPlanner {
     const matched: Expression = negated ? { kind: 'BinaryOperator', op: 'Or', left: equal, right: { kind: 'IsNull', child: equal, pos }, pos } : equal;
     const correlation = keys.map((k, i): Expression => ({ kind: 'BinaryOperator', op: 'EqualTo', left: k.outer, right: column(names[i + 1]), pos }));
     return { joinType: negated ? 'LeftAnti' : 'LeftSemi', right, condition: conjunctionOf([matched, ...correlation]) };
+  }
+
+  /**
+   * An EXISTS or IN subquery left in a join's ON condition (an outer, semi or anti join's, or an
+   * inner join's below the top one), as Spark's RewritePredicateSubquery plans it: an existence
+   * join of the one side whose columns it reads (the left where it reads neither), whose boolean
+   * column the condition reads. Here that side becomes a derived table of its rows with the
+   * subquery's value as a hidden column (a select item's EXISTS or IN, predicateSubqueriesAsCounts),
+   * under the side's own name, so the condition's other names read it as before. A subquery that
+   * reads both sides is refused as Spark refuses it; a side that is itself a join is left as it is.
+   */
+  private predicateSubqueriesInJoinConditions(u: UnresolvedPlan): UnresolvedPlan {
+    if (u.kind !== 'Join') return u;
+    const sides = { left: this.predicateSubqueriesInJoinConditions(u.left), right: this.predicateSubqueriesInJoinConditions(u.right) };
+    const subquery = (x: Expression) => x.kind === 'Exists' || x.kind === 'InSubquery';
+    if (!u.condition || !someExpression(u.condition, subquery)) return { ...u, ...sides };
+    // The side with the subquery's value as one more column, and how the condition reads it;
+    // undefined where it does not resolve so (it reads the other side).
+    const withValue = (side: UnresolvedPlan, x: Expression): { side: UnresolvedPlan; value: Expression } | undefined => {
+      const named = side.kind === 'SubqueryAlias' ? side.alias : side.kind === 'UnresolvedRelation' && side.multipartIdentifier.length === 1 ? side.multipartIdentifier[0] : undefined;
+      if (named === undefined) return undefined;
+      const column = `${HIDDEN_SCALAR_SUBQUERY}_on${this.correlatedIds++}`;
+      const project: UnresolvedPlan = { kind: 'Project', projectList: [{ kind: 'UnresolvedStar', pos: x.pos }, { kind: 'Alias', child: x, name: column, pos: x.pos }], child: side, pos: side.pos };
+      const wrapped: UnresolvedPlan = { kind: 'SubqueryAlias', alias: named, child: project, pos: side.pos };
+      try {
+        // A side of static data is planned as a join's static side is.
+        if (this.readsNoStream(side, this.ctes)) this.withStaticLeaves(() => this.plan(wrapped, this.ctes));
+        else this.plan(wrapped, this.ctes);
+      } catch (e) {
+        if (e instanceof SqlValidationError && e.errorClass?.startsWith('UNRESOLVED_COLUMN')) return undefined;
+        throw e;
+      }
+      return { side: wrapped, value: { kind: 'UnresolvedAttribute', nameParts: [named, column], pos: x.pos } };
+    };
+    const condition = mapExpression(u.condition, (x) => {
+      if (!subquery(x)) return undefined;
+      const left = withValue(sides.left, x);
+      const right = left ? undefined : withValue(sides.right, x);
+      const placed = left ?? right;
+      if (placed) {
+        sides[left ? 'left' : 'right'] = placed.side;
+        return placed.value;
+      }
+      // Neither side alone resolves it: one that resolves over both reads both.
+      const both: UnresolvedPlan = { kind: 'Project', projectList: [x], child: { kind: 'Join', joinType: 'Cross', left: sides.left, right: sides.right, pos: u.pos }, pos: u.pos };
+      try {
+        this.plan(both, this.ctes);
+      } catch {
+        return undefined;
+      }
+      throw new SqlValidationError(
+        `[UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.UNSUPPORTED_CORRELATED_EXPRESSION_IN_JOIN_CONDITION] Unsupported subquery expression: Correlated subqueries in the join predicate cannot reference both join inputs: ${expressionSql(x)}. ` +
+          'Correlate it with one side, or move it to WHERE over an inner join',
+        lineColumn(x.pos), 'subquery', 'UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.UNSUPPORTED_CORRELATED_EXPRESSION_IN_JOIN_CONDITION');
+    });
+    return { ...u, ...sides, condition };
   }
 
   /**
