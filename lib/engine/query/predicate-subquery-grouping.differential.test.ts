@@ -122,3 +122,19 @@ describe('a correlated EXISTS over GROUP BY … HAVING', () => {
     expect(await overStream('SELECT k FROM events WHERE EXISTS (SELECT d.k FROM dept d WHERE d.k = events.k GROUP BY d.k HAVING count(*) > 1)')).toEqual(canon([{ k: 1 }]));
   });
 });
+
+describe('a correlated IN over an aggregation without GROUP BY, with HAVING', () => {
+  it('has the one row where HAVING holds (over no rows too) and none else, as DuckDB does', async () => {
+    await fc.assert(
+      fc.asyncProperty(emp, dept, async (e, d) => {
+        const tables = empDept(e, d);
+        for (const not of ['', 'NOT ']) {
+          await agree(`SELECT * FROM dept WHERE dept_id ${not}IN (SELECT 1 FROM emp WHERE emp.dept_id = dept.dept_id HAVING count(*) = 0)`, tables);
+          await agree(`SELECT * FROM dept WHERE dept_id ${not}IN (SELECT count(*) + 1 AS n FROM emp WHERE emp.dept_id = dept.dept_id HAVING n < 3)`, tables);
+          await agree(`SELECT * FROM dept WHERE dept_id ${not}IN (SELECT max(salary) FROM emp WHERE emp.dept_id = dept.dept_id HAVING max(salary) > 50)`, tables);
+        }
+      }),
+      { numRuns: propertyRuns(15, 200) },
+    );
+  });
+});

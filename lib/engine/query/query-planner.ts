@@ -214,12 +214,27 @@ function inRows(q: UnresolvedPlan): UnresolvedPlan {
  * `x [NOT] IN (SELECT <aggregate> FROM … [WHERE …])`, a subquery of one row (an aggregation
  * without GROUP BY) as `x = (SELECT …)` (`NOT (x = (SELECT …))`): the
  * same value, NULL where either side is, which the scalar subquery's rewrite answers over no
- * rows too (count(*) 0), as Spark's does.
+ * rows too (count(*) 0), as Spark's does. With HAVING it has that row where HAVING holds and
+ * none else, where IN is false: `CASE WHEN (SELECT <having> …) THEN x = (SELECT …) ELSE false
+ * END`, HAVING's value a scalar subquery of its own over the same rows (`HAVING count(*) = 0`
+ * true over none).
  */
 function inOneRowAsComparison(e: Expression): Expression {
   return mapExpression(e, (x) => {
     if (x.kind !== 'InSubquery' || x.values.length !== 1) return undefined;
     const query = inRows(x.query);
+    if (query.kind === 'UnresolvedHaving' && query.child.kind === 'Aggregate' && query.child.groupingExpressions.length === 0 && query.child.aggregateExpressions.length === 1) {
+      const aggregate = query.child;
+      // HAVING may read the select item by its alias.
+      const item = aggregate.aggregateExpressions[0];
+      const having = item.kind !== 'Alias' ? query.havingCondition : mapExpression(query.havingCondition, (h) => (h.kind === 'UnresolvedAttribute' && h.nameParts.length === 1 && h.nameParts[0].toLowerCase() === item.name.toLowerCase() ? item.child : undefined));
+      const held: Expression = { kind: 'ScalarSubquery', plan: { ...aggregate, aggregateExpressions: [having] }, pos: x.pos };
+      // An item of no column (`SELECT 1 … HAVING …`) is that value, over no rows too.
+      const value = item.kind === 'Alias' ? item.child : item;
+      const constant = !someExpression(value, (v) => v.kind === 'UnresolvedAttribute' || v.kind === 'UnresolvedStar' || v.kind === 'UnresolvedFunction' || v.kind === 'ScalarSubquery');
+      const equal: Expression = { kind: 'BinaryOperator', op: 'EqualTo', left: x.values[0], right: constant ? value : { kind: 'ScalarSubquery', plan: aggregate, pos: x.pos }, pos: x.pos };
+      return { kind: 'CaseWhen', branches: [[held, equal]], elseValue: { kind: 'Literal', value: false, dataType: BooleanType, pos: x.pos }, pos: x.pos };
+    }
     const global = query.kind === 'Aggregate' ? query.groupingExpressions.length === 0 : query.kind === 'Project' && isAggregation({ items: query.projectList, grouping: [], distinct: false, pos: query.pos });
     if (!global || selectItems(query)?.length !== 1) return undefined;
     return { kind: 'BinaryOperator', op: 'EqualTo', left: x.values[0], right: { kind: 'ScalarSubquery', plan: query, pos: x.pos }, pos: x.pos };

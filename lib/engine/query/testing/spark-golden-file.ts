@@ -119,7 +119,8 @@ function viewSelect(name: string, columns: string | undefined, body: string): st
 /** The columns of `CREATE TABLE t (a INT, b DECIMAL(3, 1), m MAP<INT, INT>)`: each name and type. */
 function tableColumns(list: string): { name: string; type: string }[] {
   // A type's own commas (MAP<INT, INT>, STRUCT<a: INT, b: INT>) sit inside its angle brackets;
-  // a column's `-- comment` to its line's end is no part of it.
+  // a column's `-- comment` to its line's end is no part of it, nor is its NOT NULL (a
+  // constraint on the rows inserted, which changes no answer over them).
   const columns: string[] = [];
   for (const item of selectItems(list.replace(/--[^\n]*/g, ''))) {
     const last = columns.at(-1);
@@ -128,7 +129,7 @@ function tableColumns(list: string): { name: string; type: string }[] {
   }
   return columns.map((c) => {
     const m = /^\s*(\S+)\s+([^]+?)\s*$/.exec(c)!;
-    return { name: m[1], type: m[2] };
+    return { name: m[1], type: m[2].replace(/\s+not\s+null$/i, '') };
   });
 }
 
