@@ -202,6 +202,33 @@ function subqueryJoinConditionsAsWhere(join: Extract<UnresolvedPlan, { kind: 'Jo
   return { child: kept.length ? { ...rest, condition: conjunctionOf(kept) } : rest, where: conjunctionOf(where ? [...moved, where] : moved) };
 }
 
+/** A plan's or expression's text as written, without positions: two are alike where it is. */
+const writtenText = (node: UnresolvedPlan | Expression) => JSON.stringify(node, (k, v: unknown) => (k === 'pos' ? undefined : typeof v === 'bigint' ? `${v}n` : v));
+
+/**
+ * ORDER BY over GROUP BY: an EXISTS or IN subquery there that is a grouping expression as
+ * written (`planned` the same expressions rewritten, as the aggregation outputs them) reads that
+ * grouping expression, as Spark resolves a Sort's expression to the Aggregate's; any other is
+ * refused as Spark refuses a predicate subquery in a Sort.
+ */
+function predicateSubqueriesInSort(sort: SortClause, written: readonly Expression[], planned: readonly Expression[]): SortClause {
+  const subquery = (x: Expression) => x.kind === 'Exists' || x.kind === 'InSubquery';
+  const texts = written.map((g) => (someExpression(g, subquery) ? writtenText(g) : undefined));
+  const order = sort.order.map((o) => ({
+    ...o,
+    child: mapExpression(reducedExists(o.child), (x) => {
+      const i = someExpression(x, subquery) ? texts.indexOf(writtenText(x)) : -1;
+      if (i >= 0) return planned[i];
+      if (!subquery(x)) return undefined;
+      throw new SqlValidationError(
+        '[UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.UNSUPPORTED_IN_EXISTS_SUBQUERY] Unsupported subquery expression: IN/EXISTS predicate subqueries can only be used in filters, joins, aggregations, window functions, projections, and UPDATE/MERGE/DELETE commands: ' +
+          'here in ORDER BY. Sort by a grouping expression or a select item that computes it',
+        lineColumn(x.pos), 'subquery', 'UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.UNSUPPORTED_IN_EXISTS_SUBQUERY');
+    }),
+  }));
+  return { ...sort, order };
+}
+
 /**
  * An IN subquery's query without what changes nothing IN reads of it: an ORDER BY without a
  * LIMIT (Spark removes it) and DISTINCT (IN asks whether a row is equal, not how many are).
@@ -791,6 +818,8 @@ class QueryPlanner {
     if (where && child.kind === 'Join') ({ child, where } = this.commaJoinConditions(child, where));
     if (where) where = this.groupedExistsDecorrelated(reducedExists(where));
     items = items.map(reducedExists);
+    grouping = grouping.map(reducedExists);
+    const writtenGrouping = grouping;
     if (where) where = inOneRowAsComparison(where);
     if (where) ({ child, where } = this.predicateSubqueryAsJoin(child, where));
     items = items.map((i) => this.predicateSubqueriesAsCounts(i, child));
@@ -800,6 +829,7 @@ class QueryPlanner {
     grouping = grouping.map((g) => this.predicateSubqueriesAsCounts(g, child));
     if (where) where = this.predicateSubqueriesAsCounts(where, child);
     ({ child, items, where, grouping } = this.correlatedScalarSubqueriesAsJoins(child, items, where, grouping));
+    if (sort && grouping.length) sort = predicateSubqueriesInSort(sort, writtenGrouping, grouping);
     const lateralViews: Extract<UnresolvedPlan, { kind: 'Generate' }>[] = [];
     while (child.kind === 'Generate') {
       lateralViews.unshift(child);
@@ -1628,7 +1658,7 @@ class QueryPlanner {
     // A subquery written twice (a grouping expression and the select item that repeats it) is
     // one join, read by both: the item is then the grouping expression, as Spark's are alike.
     const joins = new Map<string, Expression>();
-    const text = (plan: UnresolvedPlan) => JSON.stringify(plan, (k, v: unknown) => (k === 'pos' ? undefined : typeof v === 'bigint' ? `${v}n` : v));
+    const text = writtenText;
     const rewrite = (e: Expression): Expression => mapExpression(e, (x) => {
       if (x.kind !== 'ScalarSubquery') return undefined;
       const oneRow = outerRowSubquery(x.plan);

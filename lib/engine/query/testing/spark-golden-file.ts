@@ -7,7 +7,7 @@
  *
  * A file's tables are Spark's views of static data: `CREATE [OR REPLACE] [TEMPORARY] VIEW
  * name [(cols)] AS SELECT …` (of VALUES, or of no table: one row) or `AS VALUES …`, and a
- * `CREATE TABLE name (col type, …) USING …` filled by `INSERT INTO name VALUES …` or `INSERT INTO
+ * `CREATE TABLE name (col type, …) [USING …]` filled by `INSERT INTO name VALUES …` or `INSERT INTO
  * name SELECT …` (of other tables) and emptied by `TRUNCATE TABLE name`, or `CREATE TABLE name
  * USING … AS SELECT …`. Each defines
  * a view for the file's later queries (goldenCases reads them in order). A query that reads views
@@ -148,6 +148,8 @@ const SUITE_TABLES: readonly GoldenView[] = [
 const SPARK_DEFAULTS: Readonly<Record<string, string>> = {
   'spark.sql.legacy.nullinemptylistbehavior': 'false',
   'spark.sql.crossjoin.enabled': 'true',
+  'spark.sql.optimizer.decorrelateinnerquery.enabled': 'true',
+  'spark.sql.legacy.scalarsubquerycountbugbehavior': 'false',
 };
 
 /**
@@ -208,7 +210,7 @@ export function goldenCases(name: string): GoldenCase[] {
       ...(style ? { binaryOutputStyle: style } : {}),
     };
     const view = /^\s*create\s+(?:or\s+replace\s+)?(?:temp(?:orary)?\s+)?view\s+(\w+)\s*(?:\(([^)]*)\))?\s+as\s+([^]*?);?\s*$/i.exec(sql);
-    const table = /^\s*create\s+table\s+(\w+)\s*\(([^]*)\)\s*using\s+\w+\s*$/i.exec(sql);
+    const table = /^\s*create\s+table\s+(\w+)\s*\(([^]*)\)\s*(?:using\s+\w+\s*)?$/i.exec(sql);
     const tableAs = /^\s*create\s+table\s+(\w+)\s+using\s+\w+\s+as\s+([^]*?)\s*$/i.exec(sql);
     const insert = /^\s*insert\s+into\s+(\w+)\s+values\s*([^]*?)\s*$/i.exec(sql);
     const truncate = /^\s*truncate\s+table\s+(\w+)\s*$/i.exec(sql);
