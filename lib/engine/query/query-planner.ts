@@ -829,7 +829,6 @@ class QueryPlanner {
     grouping = grouping.map((g) => this.predicateSubqueriesAsCounts(g, child));
     if (where) where = this.predicateSubqueriesAsCounts(where, child);
     ({ child, items, where, grouping } = this.correlatedScalarSubqueriesAsJoins(child, items, where, grouping));
-    if (sort && grouping.length) sort = predicateSubqueriesInSort(sort, writtenGrouping, grouping);
     const lateralViews: Extract<UnresolvedPlan, { kind: 'Generate' }>[] = [];
     while (child.kind === 'Generate') {
       lateralViews.unshift(child);
@@ -839,6 +838,8 @@ class QueryPlanner {
     const tableFunction = lateralViews.find((lv) => lv.tableFunction);
     if (tableFunction && !this.staticLeaves) throw this.tableFunctionOverStream(tableFunction);
     let from = this.from(child, ctes);
+    // After FROM's tables are found, as Spark checks a Sort's subqueries after resolving them.
+    if (sort && grouping.length) sort = predicateSubqueriesInSort(sort, writtenGrouping, grouping);
     const hidden = hiddenTableNames(child);
     if (hidden.size) from = { ...from, scope: { ...from.scope, hidden } };
     this.batchSelect = this.staticLeaves && !firstStreamingRelation(from.plan);
