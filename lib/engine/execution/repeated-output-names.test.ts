@@ -83,6 +83,13 @@ describe('a select list or a column list that repeats a name', () => {
     expect(await answer('SELECT id, amount AS id FROM events')).toEqual({ names: ['id', 'id'], rows: ['1,10', '3,30'] });
     expect(await answer('SELECT * FROM (SELECT id, amount FROM events) t(x, x)')).toEqual({ names: ['x', 'x'], rows: ['1,10', '3,30'] });
   });
+
+  it('a subquery\'s repeated name is ambiguous in the join condition of a join with it, as in Spark', () => {
+    // Spark refuses it (AMBIGUOUS_REFERENCE, [`j`.`name`, `j`.`name`]) rather than reading the first name.
+    const compile = (sql: string) => compileStreamingQuery(sql, { kind: 'StreamingRelation', sourceName: 'events', schema: EVENTS }, { staticTables: [users] });
+    expect(() => compile('SELECT * FROM events e JOIN (SELECT * FROM users a CROSS JOIN users b) j ON amount = name'))
+      .toThrow(expect.objectContaining({ errorClass: 'AMBIGUOUS_REFERENCE', message: expect.stringContaining('[`j`.`name`, `j`.`name`]') }));
+  });
 });
 
 describe('ORDER BY a qualified name the output repeats', () => {

@@ -204,8 +204,11 @@ export class ExpressionBuilder {
       // A name two sides of one qualifier have is the later side's under a key of its own (sidesByQualifier).
       for (const [key, column] of columns) {
         const name = sideColumnName(key, column);
-        if (!this.unqualified.has(name)) this.unqualified.set(name, new Set());
-        this.unqualified.get(name)!.add(column);
+        // A subquery's repeated output name (`f1` of `(x CROSS JOIN y) j`) keys its own column:
+        // the name as written reads it and the first alike, ambiguous as in Spark.
+        const written = writtenColumnName(name);
+        if (!this.unqualified.has(written)) this.unqualified.set(written, new Set());
+        this.unqualified.get(written)!.add(column);
         if (column.toLowerCase() !== name) {
           this.written.set(column, writtenName(name, column));
           // A generator's repeat of a name (a LATERAL VIEW's `t.id` beside `src.id`) by its side too.
@@ -214,7 +217,7 @@ export class ExpressionBuilder {
         // A side's column that kept its plain name is named by the side in a message, as Spark's
         // AMBIGUOUS_REFERENCE names each attribute (`e`.`region`, `b`.`region`): the last of its
         // side's names, its alias.
-        else this.qualified.set(column, `${qualifier}.${column}`);
+        else this.qualified.set(column, `${qualifier}.${writtenColumnName(column)}`);
       }
     }
     for (const [name, column] of scope.merged ?? []) this.unqualified.set(name, new Set([column]));
