@@ -627,6 +627,19 @@ function specialTimestamp(value: Exclude<SpecialDatetimeValue, 'epoch'>, ntz: bo
 }
 
 /**
+ * Spark's SpecialDatetimeValues (3.2+): a cast of a constant string that is a special value
+ * (`CAST('today' AS DATE)`, `timestamp('tomorrow')`) to a DATE, TIMESTAMP or TIMESTAMP_NTZ is
+ * that value, as its typed literal is; any other cast, undefined.
+ */
+export function specialDatetimeCast(e: Extract<Expr, { kind: 'cast' }>): Expr | undefined {
+  if ((e.to !== 'date' && e.to !== 'timestamp') || e.target || e.arg.kind !== 'literal' || e.arg.type !== 'string') return undefined;
+  const special = specialDatetimeValue(String(e.arg.value));
+  if (special === undefined) return undefined;
+  if (special === 'epoch') return { kind: 'literal', value: 0, type: e.to, ...(e.ntz ? { ntz: true as const } : {}), pos: e.pos };
+  return e.to === 'date' ? currentDateOffset(special, e.pos) : specialTimestamp(special, e.ntz === true, e.pos);
+}
+
+/**
  * Parses a timestamp as Spark's stringToTimestamp reads one (UTC when it names no zone), or null:
  * `[+-]yyyy[-[m]m[-[d]d[( |T)[[h]h:[m]m[:[s]s[.ffffff]]][zone]]]]`, a signed year of four to six
  * digits; the zone Z, an offset (+07:30, -1:0, +0730), or an ID (UTC, GMT+07:30, Europe/Moscow,
