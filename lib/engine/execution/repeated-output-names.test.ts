@@ -76,6 +76,11 @@ describe('a stream-static join ON a key of one name on both sides', () => {
   it('outputs a USING key once, as Spark does', async () => {
     expect(await answer('SELECT * FROM events JOIN users USING (id)')).toEqual({ names: ['id', 'amount', 'name'], rows: ['1,10,ann'] });
   });
+
+  it('refuses a USING column a side does not have with Spark\'s UNRESOLVED_USING_COLUMN_FOR_JOIN', () => {
+    expect(() => compileStreamingQuery('SELECT * FROM events JOIN users USING (name)', { kind: 'StreamingRelation', sourceName: 'events', schema: EVENTS }, { staticTables: [users] }))
+      .toThrow(expect.objectContaining({ errorClass: 'UNRESOLVED_USING_COLUMN_FOR_JOIN' }));
+  });
 });
 
 describe('a select list or a column list that repeats a name', () => {
