@@ -897,6 +897,7 @@ class QueryPlanner {
     builder.expandStar = (star) => this.starExprs(star, qualifiers, schema, from.scope);
     const windowIn = where && this.batchSelect ? someExpression(where, (x) => x.kind === 'UnresolvedWindowExpression') : false;
     if (windowIn) throw new SqlValidationError('It is not allowed to use window functions inside WHERE clause. Compute it in a subquery and filter on its column', lineColumn(where!.pos), 'WHERE', '_LEGACY_ERROR_TEMP_1034');
+    if (where) checkNoAggregateInWhere(where);
     if (where) {
       // WHERE window(…): the rows expanded into their windows, filtered, and the column dropped
       // again (Spark resolves the select list's * before TimeWindowing adds it).
@@ -2530,4 +2531,24 @@ function exceptStar(columns: readonly StarColumn[], except: readonly (readonly s
     }
     return [{ ...c, pruned: prune(c.type, cut) }];
   });
+}
+
+/**
+ * Spark's CheckAnalysis of a Filter: an aggregate function in WHERE (outside a window and a
+ * subquery) aggregates nothing, INVALID_WHERE_CONDITION.
+ */
+function checkNoAggregateInWhere(where: Expression): void {
+  const found: Expression[] = [];
+  someExpression(where, (x) => {
+    if (x.kind === 'UnresolvedFunction' && x.nameParts.length === 1 && isAggregateFunctionName(x.nameParts[0])) found.push(x);
+    return false;
+  }, (x) => x.kind !== 'UnresolvedWindowExpression');
+  if (found.length === 0) return;
+  throw new SqlValidationError(
+    `[INVALID_WHERE_CONDITION] The WHERE condition "${where.kind === 'BinaryOperator' ? `(${expressionSql(where)})` : expressionSql(where)}" contains invalid expressions: ${found.map((x) => expressionSql(x)).join(', ')}. ` +
+      'Rewrite the query to avoid window functions, aggregate functions, and generator functions in the WHERE clause: filter on an aggregate with GROUP BY … HAVING, or compute it in a subquery',
+    lineColumn(found[0].pos),
+    'WHERE',
+    'INVALID_WHERE_CONDITION',
+  );
 }

@@ -7,7 +7,8 @@
  *
  * A file's tables are Spark's views of static data: `CREATE [OR REPLACE] [TEMPORARY] VIEW
  * name [(cols)] AS SELECT …` (of VALUES, or of no table: one row) or `AS VALUES …`, and a
- * `CREATE TABLE name (col type, …) [USING …]` filled by `INSERT INTO name VALUES …` or `INSERT INTO
+ * `CREATE TABLE name (col type, …) [USING …]` (or a `CREATE TEMPORARY VIEW name (col type, …)
+ * USING …` of no path: no rows) filled by `INSERT INTO name VALUES …` or `INSERT INTO
  * name SELECT …` (of other tables) and emptied by `TRUNCATE TABLE name`, or `CREATE TABLE name
  * USING … AS SELECT …`. Each defines
  * a view for the file's later queries (goldenCases reads them in order). A query that reads views
@@ -210,7 +211,9 @@ export function goldenCases(name: string): GoldenCase[] {
       ...(style ? { binaryOutputStyle: style } : {}),
     };
     const view = /^\s*create\s+(?:or\s+replace\s+)?(?:temp(?:orary)?\s+)?view\s+(\w+)\s*(?:\(([^)]*)\))?\s+as\s+([^]*?);?\s*$/i.exec(sql);
-    const table = /^\s*create\s+table\s+(\w+)\s*\(([^]*)\)\s*(?:using\s+\w+\s*)?$/i.exec(sql);
+    // A temporary view of a data source with no path (`CREATE TEMPORARY VIEW t (a INT) USING
+    // parquet`) is, as Spark reads it, a table of those columns and no rows.
+    const table = /^\s*create\s+(?:table|(?:or\s+replace\s+)?temp(?:orary)?\s+view)\s+(\w+)\s*\(([^]*)\)\s*(?:using\s+\w+\s*)?$/i.exec(sql);
     const tableAs = /^\s*create\s+table\s+(\w+)\s+using\s+\w+\s+as\s+([^]*?)\s*$/i.exec(sql);
     const insert = /^\s*insert\s+into\s+(\w+)\s+values\s*([^]*?)\s*$/i.exec(sql);
     const truncate = /^\s*truncate\s+table\s+(\w+)\s*$/i.exec(sql);
