@@ -76,12 +76,24 @@ describe('a stream-static join ON a key of one name on both sides', () => {
   it('outputs a USING key once, as Spark does', async () => {
     expect(await answer('SELECT * FROM events JOIN users USING (id)')).toEqual({ names: ['id', 'amount', 'name'], rows: ['1,10,ann'] });
   });
+
+  it('refuses a USING column a side does not have with Spark\'s UNRESOLVED_USING_COLUMN_FOR_JOIN', () => {
+    expect(() => compileStreamingQuery('SELECT * FROM events JOIN users USING (name)', { kind: 'StreamingRelation', sourceName: 'events', schema: EVENTS }, { staticTables: [users] }))
+      .toThrow(expect.objectContaining({ errorClass: 'UNRESOLVED_USING_COLUMN_FOR_JOIN' }));
+  });
 });
 
 describe('a select list or a column list that repeats a name', () => {
   it('outputs both columns, as Spark does', async () => {
     expect(await answer('SELECT id, amount AS id FROM events')).toEqual({ names: ['id', 'id'], rows: ['1,10', '3,30'] });
     expect(await answer('SELECT * FROM (SELECT id, amount FROM events) t(x, x)')).toEqual({ names: ['x', 'x'], rows: ['1,10', '3,30'] });
+  });
+
+  it('a subquery\'s repeated name is ambiguous in the join condition of a join with it, as in Spark', () => {
+    // Spark refuses it (AMBIGUOUS_REFERENCE, [`j`.`name`, `j`.`name`]) rather than reading the first name.
+    const compile = (sql: string) => compileStreamingQuery(sql, { kind: 'StreamingRelation', sourceName: 'events', schema: EVENTS }, { staticTables: [users] });
+    expect(() => compile('SELECT * FROM events e JOIN (SELECT * FROM users a CROSS JOIN users b) j ON amount = name'))
+      .toThrow(expect.objectContaining({ errorClass: 'AMBIGUOUS_REFERENCE', message: expect.stringContaining('[`j`.`name`, `j`.`name`]') }));
   });
 });
 

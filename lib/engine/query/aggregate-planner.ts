@@ -296,7 +296,7 @@ export function buildAggregation(c: AggregationClauses, child: LogicalPlan, chil
   const aggregateRef = (n: Call): Expression => {
     const pos = lineColumn(n.pos);
     const name = n.nameParts[0].toLowerCase();
-    if (n.arguments.some(containsAggregate) || (n.filter && containsAggregate(n.filter))) throw new SqlValidationError('Aggregate functions cannot be nested', pos, name);
+    if (n.arguments.some(containsAggregate) || (n.filter && containsAggregate(n.filter))) throw new SqlValidationError('It is not allowed to use an aggregate function in the argument of another aggregate function. Please use the inner aggregate function in a sub-query.', pos, name, 'NESTED_AGGREGATE_FUNCTION');
     const lateral = n.arguments.map((a) => builder.lateralAliasRead(a)).find((a) => a !== undefined);
     if (lateral) {
       throw new SqlValidationError(

@@ -1,6 +1,7 @@
 /**
  * Text whose value Spark takes from the session's current date: a time without a date cast to a
- * TIMESTAMP, and the special values of a typed literal (DATE 'today', TIMESTAMP 'now'). Weir's current date is the batch's (offsets/N's batchTimestampMs, as current_date()
+ * TIMESTAMP, and the special values of a typed literal (DATE 'today', TIMESTAMP 'now') or of a cast of a
+ * constant string (CAST('today' AS DATE)). Weir's current date is the batch's (offsets/N's batchTimestampMs, as current_date()
  * reads it), so a batch that runs again reads the same values.
  */
 import { describe, expect, it } from 'vitest';
@@ -66,6 +67,13 @@ describe("Spark's special values in a typed literal are of the batch's date", ()
     const midnight = day(BATCH) * 86_400_000;
     const [row] = await run("SELECT TIMESTAMP 'epoch' AS e, TIMESTAMP 'now' AS n, TIMESTAMP 'today' AS t, TIMESTAMP 'yesterday' AS y, TIMESTAMP_NTZ 'tomorrow' AS m, TIMESTAMP '10:11:12' AS c FROM events", BATCH);
     expect(row).toEqual({ e: 0, n: BATCH, t: midnight, y: midnight - 86_400_000, m: midnight + 86_400_000, c: midnight + 36_672_000 });
+  });
+
+  it('a cast of a constant string to a DATE or TIMESTAMP is the value too (Spark 3.2+), of a column\'s text NULL', async () => {
+    const midnight = day(BATCH) * 86_400_000;
+    const sql = "SELECT CAST('today' AS DATE) AS t, date('yesterday') AS y, timestamp('tomorrow EST') AS m, CAST('now' AS TIMESTAMP) AS n, CAST('epoch' AS TIMESTAMP) AS e, try_cast('today' AS TIMESTAMP_NTZ) AS z, CAST(s AS DATE) AS c FROM events";
+    const [row] = await run(sql, BATCH, [{ s: 'today' }]);
+    expect(row).toEqual({ t: day(BATCH), y: day(BATCH) - 1, m: midnight + 86_400_000, n: BATCH, e: 0, z: midnight, c: null });
   });
 
   it('the same on a re-run of the batch, another date in the next batch', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatWithPattern, tokenizePattern } from './datetime-patterns';
+import { formatWithPattern, parseWithPattern, tokenizePattern } from './datetime-patterns';
 import { timestampOf } from './timestamp-micros';
 
 /** date_format of the time (UTC) by the pattern. */
@@ -26,5 +26,38 @@ describe('formatWithPattern', () => {
     expect(format('1582-05-31T19:40:35.123', 'F')).toBe('3');
     expect(format('2018-11-17T05:33:33.123', 'F')).toBe('3');
     expect(format('2100-01-01T01:33:33.123', 'F')).toBe('1');
+  });
+
+  // The zone and offset letters of datetime-formatting.sql.out, as java.time prints them in the
+  // session zone, UTC (ZoneId.of("UTC")): the offset zero is Z where its form says so.
+  it('prints the zone letters in UTC as java.time: VV UTC, O GMT, ZZZZZ Z', () => {
+    const t = '1970-12-31T04:59:59.999';
+    expect(format(t, 'VV')).toBe('UTC');
+    expect(format(t, 'O OOOO')).toBe('GMT GMT');
+    expect(format(t, 'Z ZZ ZZZ ZZZZ ZZZZZ')).toBe('+0000 +0000 +0000 GMT Z');
+    expect(format(t, 'X XX XXX XXXX XXXXX')).toBe('Z Z Z Z Z');
+    expect(format(t, 'x xx xxx xxxx xxxxx')).toBe('+00 +0000 +00:00 +0000 +00:00');
+    expect(format(t, 'z zz zzz zzzz')).toBe('UTC UTC UTC Coordinated Universal Time');
+  });
+
+  it('refuses V other than VV and O other than O or OOOO, as java.time', () => {
+    expect(tokenizePattern('V')).toMatch(/Pattern letter count must be 2: V/);
+    expect(tokenizePattern('OO')).toMatch(/Pattern letter count must be 1 or 4: O/);
+  });
+});
+
+describe('parseWithPattern', () => {
+  const parse = (text: string, pattern: string) => {
+    const tokens = tokenizePattern(pattern);
+    if (typeof tokens === 'string') throw new Error(tokens);
+    const v = parseWithPattern(text, tokens);
+    return v === null ? null : new Date(v).toISOString();
+  };
+
+  it('reads a zone id by VV and a localized offset by O', () => {
+    expect(parse('2019-10-06 10:11:12 America/Los_Angeles', 'yyyy-MM-dd HH:mm:ss VV')).toBe('2019-10-06T17:11:12.000Z');
+    expect(parse('2019-10-06 10:11:12 GMT+8', 'yyyy-MM-dd HH:mm:ss O')).toBe('2019-10-06T02:11:12.000Z');
+    expect(parse('2019-10-06 10:11:12 GMT-07:30', 'yyyy-MM-dd HH:mm:ss OOOO')).toBe('2019-10-06T17:41:12.000Z');
+    expect(parse('2019-10-06 10:11:12 GMT', 'yyyy-MM-dd HH:mm:ss O')).toBe('2019-10-06T10:11:12.000Z');
   });
 });

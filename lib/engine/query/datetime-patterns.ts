@@ -6,8 +6,8 @@
  * Letters taken: y (year), M / L (month: M, MM, MMM, MMMM), d (day of month), D (day of year),
  * H (0-23), h (1-12), k (1-24), K (0-11), m, s, S (fraction, up to 6 digits kept: microseconds), a (AM/PM),
  * E (day of week: E, EEE short, EEEE long), Q/q (quarter: Q, QQ 02, QQQ Q2, QQQQ 2nd quarter), G (era: AD, GGGG Anno
- * Domini) and F (the day's place in its aligned week of the month) for formatting, XXX / XX / X / Z / x (the offset: always Z or +0000 in UTC) and z (the zone
- * name: UTC when formatting; a name, an offset or a region when parsing); text
+ * Domini) and F (the day's place in its aligned week of the month) for formatting, XXX / XX / X / Z / x / O (the offset: always Z, +0000 or GMT in UTC), z (the zone
+ * name: UTC when formatting; a name, an offset or a region when parsing) and VV (the zone's id: UTC when formatting); text
  * in single quotes is literal and '' is a quote; `[…]` is an optional section, tried with and then
  * without its contents when parsing (at most 64 ways). Any other letter is an error at validation.
  */
@@ -23,7 +23,7 @@ const DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 
 /** `section`: the bounds of an optional section `[…]`, which parsing may skip and formatting prints. */
 type Token = { literal: string } | { letter: string; count: number } | { section: '[' | ']' };
 
-const LETTERS = new Set('GyMLdDFHhkKmsSaEQqXZxz'.split(''));
+const LETTERS = new Set('GyMLdDFHhkKmsSaEQqXZxzVO'.split(''));
 
 /** The letters java.text.SimpleDateFormat took (Spark 2's parser): a pattern Spark 3 refuses but it took is Spark's INCONSISTENT_BEHAVIOR_CROSS_VERSION. */
 const LEGACY_LETTERS = new Set('GyYMLwWDdFEuaHkKhmsSzZX'.split(''));
@@ -43,6 +43,9 @@ function sparkRefuses(pattern: string, ch: string, count: number): string | unde
   if ('YwWuec'.includes(ch)) why = `All week-based patterns are unsupported since Spark 3.0, detected: ${ch}, Please use the SQL function EXTRACT instead`;
   else if ('AnNp'.includes(ch)) why = `Illegal pattern character: ${ch}`;
   else if (('GMLEQq'.includes(ch) && count >= 5) || (ch === 'y' && count >= 7) || count > (MAX_LETTERS[ch] ?? count)) why = `Too many pattern letters: ${ch}`;
+  // Java's DateTimeFormatterBuilder takes the zone id as VV alone, the localized offset as O or OOOO.
+  else if (ch === 'V' && count !== 2) why = `Pattern letter count must be 2: ${ch}`;
+  else if (ch === 'O' && count !== 1 && count !== 4) why = `Pattern letter count must be 1 or 4: ${ch}`;
   if (!why) return undefined;
   // SimpleDateFormat refuses more than three X too: then Spark 2 did not take the pattern either.
   const legacy = !(ch === 'X' && count > 3) && [...pattern.replace(/'[^']*'/g, '')].every((c) => !/[A-Za-z]/.test(c) || LEGACY_LETTERS.has(c));
@@ -162,7 +165,12 @@ export function formatWithPattern(v: number, tokens: Token[]): string {
       case 'F': out += String(((day - 1) % 7) + 1); break;
       case 'X': out += 'Z'; break;
       case 'x': out += n === 1 ? '+00' : n === 3 || n === 5 ? '+00:00' : '+0000'; break;
-      case 'Z': out += n >= 4 ? 'GMT' : '+0000'; break;
+      // Java's Z: +HHMM (Z to ZZZ), the localized offset (ZZZZ: GMT), +HH:MM:ss with Z for zero (ZZZZZ).
+      case 'Z': out += n === 5 ? 'Z' : n === 4 ? 'GMT' : '+0000'; break;
+      // The localized offset, GMT for zero (O and OOOO).
+      case 'O': out += 'GMT'; break;
+      // The session zone's id.
+      case 'V': out += 'UTC'; break;
       // The zone's name in the session zone, UTC: Java's short and long names for it.
       case 'z': out += n >= 4 ? 'Coordinated Universal Time' : 'UTC'; break;
     }
@@ -343,13 +351,22 @@ function parseTokens(text: string, tokens: Token[], legacy: Legacy): number | nu
         }
         break;
       }
-      case 'z': {
+      case 'z':
+      case 'V': {
         // A zone name: UTC, GMT+hh:mm, a region (America/Los_Angeles) or a short id (PST); the
         // time read is that zone's local time.
         const m = /^[A-Za-z][A-Za-z0-9_/+:-]*/.exec(text.slice(i));
         if (!m) return null;
         zone = m[0];
         i += zone.length;
+        break;
+      }
+      case 'O': {
+        // The localized offset: GMT, then none or +h, +hh, +hh:mm or +hh:mm:ss.
+        const o = /^GMT(?:([+-])(\d{1,2})(?::(\d{2})(?::(\d{2}))?)?)?/.exec(text.slice(i));
+        if (!o) return null;
+        i += o[0].length;
+        if (o[1]) ms -= (o[1] === '-' ? -1 : 1) * ((Number(o[2]) * 60 + Number(o[3] ?? 0)) * 60 + Number(o[4] ?? 0)) * 1000;
         break;
       }
       default:

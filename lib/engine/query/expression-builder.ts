@@ -204,8 +204,11 @@ export class ExpressionBuilder {
       // A name two sides of one qualifier have is the later side's under a key of its own (sidesByQualifier).
       for (const [key, column] of columns) {
         const name = sideColumnName(key, column);
-        if (!this.unqualified.has(name)) this.unqualified.set(name, new Set());
-        this.unqualified.get(name)!.add(column);
+        // A subquery's repeated output name (`f1` of `(x CROSS JOIN y) j`) keys its own column:
+        // the name as written reads it and the first alike, ambiguous as in Spark.
+        const written = writtenColumnName(name);
+        if (!this.unqualified.has(written)) this.unqualified.set(written, new Set());
+        this.unqualified.get(written)!.add(column);
         if (column.toLowerCase() !== name) {
           this.written.set(column, writtenName(name, column));
           // A generator's repeat of a name (a LATERAL VIEW's `t.id` beside `src.id`) by its side too.
@@ -214,7 +217,7 @@ export class ExpressionBuilder {
         // A side's column that kept its plain name is named by the side in a message, as Spark's
         // AMBIGUOUS_REFERENCE names each attribute (`e`.`region`, `b`.`region`): the last of its
         // side's names, its alias.
-        else this.qualified.set(column, `${qualifier}.${column}`);
+        else this.qualified.set(column, `${qualifier}.${writtenColumnName(column)}`);
       }
     }
     for (const [name, column] of scope.merged ?? []) this.unqualified.set(name, new Set([column]));
@@ -621,6 +624,19 @@ function specialTimestamp(value: Exclude<SpecialDatetimeValue, 'epoch'>, ntz: bo
     ? { kind: 'call', name: 'current_timestamp', args: [], pos }
     : { kind: 'cast', arg: currentDateOffset(value, pos), to: 'timestamp', pos };
   return ntz ? { kind: 'cast', arg: ts, to: 'timestamp', ntz: true, pos } : ts;
+}
+
+/**
+ * Spark's SpecialDatetimeValues (3.2+): a cast of a constant string that is a special value
+ * (`CAST('today' AS DATE)`, `timestamp('tomorrow')`) to a DATE, TIMESTAMP or TIMESTAMP_NTZ is
+ * that value, as its typed literal is; any other cast, undefined.
+ */
+export function specialDatetimeCast(e: Extract<Expr, { kind: 'cast' }>): Expr | undefined {
+  if ((e.to !== 'date' && e.to !== 'timestamp') || e.target || e.arg.kind !== 'literal' || e.arg.type !== 'string') return undefined;
+  const special = specialDatetimeValue(String(e.arg.value));
+  if (special === undefined) return undefined;
+  if (special === 'epoch') return { kind: 'literal', value: 0, type: e.to, ...(e.ntz ? { ntz: true as const } : {}), pos: e.pos };
+  return e.to === 'date' ? currentDateOffset(special, e.pos) : specialTimestamp(special, e.ntz === true, e.pos);
 }
 
 /**

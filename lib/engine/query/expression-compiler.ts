@@ -31,7 +31,7 @@ import { compareValues, sqlEquals } from './ordering';
 import { SqlValidationError } from './sql-error';
 import { canCast, castIntegral, castValue, isInterval, isNumeric, unifyTypes, widerTypeForTwo, type ExprType } from './sql-values';
 import { fitsInteger } from './cast-functions';
-import { parseTimestampLiteral } from './expression-builder';
+import { parseTimestampLiteral, specialDatetimeCast } from './expression-builder';
 import {
   arithmetic, formatDecimal, pow10, rescale, resultType, toPrecision, widerDecimalType,
   type DecimalOp, type DecimalType,
@@ -788,6 +788,8 @@ class ExpressionCompiler implements LambdaCompiler {
       case 'case':
         return this.caseWhen(e);
       case 'cast': {
+        const special = specialDatetimeCast(e);
+        if (special) return this.compile(special);
         const a = this.compile(e.arg);
         return e.try ? tryCast(e, a, this.cast(e, a)) : this.cast(e, a);
       }

@@ -195,7 +195,10 @@ function binaryToChar(b: Uint8Array, f: string): string {
 
 const TO_CHAR: FunctionDef = {
   min: 2, max: 2,
-  type: (a) => ((isNumeric(a[0]) || a[0] === 'decimal' || a[0] === 'binary') && isStr(a[1]) ? 'string' : 'to_char() takes (number, format) or (binary, \'base64\' | \'hex\' | \'utf-8\')'),
+  // Spark 4's ToCharacterBuilder: a DATE, TIMESTAMP or TIMESTAMP_NTZ is formatted by a datetime
+  // pattern, as date_format.
+  replacement: (e, c) => (['date', 'timestamp'].includes(c.compile(e.args[0]).type) ? { ...e, name: 'date_format' } : undefined),
+  type: (a) => ((isNumeric(a[0]) || a[0] === 'decimal' || a[0] === 'binary') && isStr(a[1]) ? 'string' : 'to_char() takes (number, format), (date or timestamp, datetime pattern) or (binary, \'base64\' | \'hex\' | \'utf-8\')'),
   decimalAsText: true,
   impl: ([v, f], _c, t) => {
     if (t[0] === 'binary') return binaryToChar(v as Uint8Array, f as string);

@@ -286,6 +286,10 @@ describe("Spark's hll_sketch_agg, hll_union_agg, hll_union and hll_sketch_estima
     for (const sql of ['hll_sketch_agg(x)', 'hll_sketch_agg(h)', "hll_sketch_agg(n, '15')", 'hll_sketch_agg(n, i)', 'hll_union_agg(n)', 'hll_union_agg(b, 1)']) {
       await expect(run(`SELECT ${sql} AS v FROM t`, []), sql).rejects.toThrow(/DATATYPE_MISMATCH\.UNEXPECTED_INPUT_TYPE|must be a literal/);
     }
+    // hll_union and hll_sketch_estimate cast no argument (ExpectsInputTypes): not even a STRING to BINARY.
+    for (const sql of ['hll_union(1, 2)', "hll_union('abc', 'def')", "hll_union(X'00', X'00', 1)", "hll_union(X'00', X'00', 'true')", 'hll_sketch_estimate(1)', "hll_sketch_estimate('abc')"]) {
+      await expect(select(`${sql} AS v`), sql).rejects.toMatchObject({ errorClass: 'DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE' });
+    }
     await expect(select('hll_union(1, 2) AS v')).rejects.toThrow(/hll_union\(\) requires the "BINARY" type/);
   });
 

@@ -417,7 +417,7 @@ export function buildStreamStaticJoin(
   if (join.usingColumns) {
     for (const k of join.usingColumns) {
       if (!inStream(k) || !inStatic(k)) {
-        throw new SqlValidationError(`USING column \`${k}\` cannot be resolved on both sides of the join: ${inStream(k) ? staticLabel : streamSide.label} has no column ${k}`, pos, 'USING');
+        throw new SqlValidationError(`USING column \`${k}\` cannot be resolved on both sides of the join: ${inStream(k) ? staticLabel : streamSide.label} has no column ${k}`, pos, 'USING', 'UNRESOLVED_USING_COLUMN_FOR_JOIN');
       }
       keys.push({ stream: k, static: staticColumn(k)! });
     }

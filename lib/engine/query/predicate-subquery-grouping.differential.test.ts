@@ -63,6 +63,9 @@ describe('a correlated EXISTS in GROUP BY', () => {
       fc.asyncProperty(emp, dept, async (e, d) => {
         await agree(`SELECT count(*) AS n, sum(salary) AS s FROM emp GROUP BY ${EXISTS}`, empDept(e, d));
         await agree(`SELECT count(DISTINCT salary) AS n FROM emp GROUP BY ${EXISTS}`, empDept(e, d));
+        // A LIMIT of some rows changes no row's existence, in GROUP BY as in the select list.
+        const limited = EXISTS.replace(')', ' LIMIT 1)');
+        await agree(`SELECT ${limited} AS e, count(*) AS n FROM emp GROUP BY ${limited}`, empDept(e, d));
       }),
       { numRuns: propertyRuns(15, 200) },
     );
@@ -93,6 +96,8 @@ describe('an IN subquery over the same table in GROUP BY', () => {
         await agree('SELECT a, count(*) AS n FROM testData GROUP BY a, a IN (SELECT b FROM testData)', tables);
         await agree('SELECT b IN (SELECT a FROM testData) AS i, count(*) AS n FROM testData GROUP BY b IN (SELECT a FROM testData)', tables);
         await agree('SELECT DISTINCT b IN (SELECT a FROM testData) AS i FROM testData', tables);
+        // ORDER BY the grouping expression reads it.
+        await agree('SELECT a, count(*) AS n FROM testData GROUP BY a, b IN (SELECT a FROM testData) ORDER BY b IN (SELECT a FROM testData), a', tables);
       }),
       { numRuns: propertyRuns(15, 200) },
     );
@@ -120,5 +125,21 @@ describe('a correlated EXISTS over GROUP BY … HAVING', () => {
 
   it('joins a stream with a static table\'s groups', async () => {
     expect(await overStream('SELECT k FROM events WHERE EXISTS (SELECT d.k FROM dept d WHERE d.k = events.k GROUP BY d.k HAVING count(*) > 1)')).toEqual(canon([{ k: 1 }]));
+  });
+});
+
+describe('a correlated IN over an aggregation without GROUP BY, with HAVING', () => {
+  it('has the one row where HAVING holds (over no rows too) and none else, as DuckDB does', async () => {
+    await fc.assert(
+      fc.asyncProperty(emp, dept, async (e, d) => {
+        const tables = empDept(e, d);
+        for (const not of ['', 'NOT ']) {
+          await agree(`SELECT * FROM dept WHERE dept_id ${not}IN (SELECT 1 FROM emp WHERE emp.dept_id = dept.dept_id HAVING count(*) = 0)`, tables);
+          await agree(`SELECT * FROM dept WHERE dept_id ${not}IN (SELECT count(*) + 1 AS n FROM emp WHERE emp.dept_id = dept.dept_id HAVING n < 3)`, tables);
+          await agree(`SELECT * FROM dept WHERE dept_id ${not}IN (SELECT max(salary) FROM emp WHERE emp.dept_id = dept.dept_id HAVING max(salary) > 50)`, tables);
+        }
+      }),
+      { numRuns: propertyRuns(15, 200) },
+    );
   });
 });

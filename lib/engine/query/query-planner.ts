@@ -202,6 +202,33 @@ function subqueryJoinConditionsAsWhere(join: Extract<UnresolvedPlan, { kind: 'Jo
   return { child: kept.length ? { ...rest, condition: conjunctionOf(kept) } : rest, where: conjunctionOf(where ? [...moved, where] : moved) };
 }
 
+/** A plan's or expression's text as written, without positions: two are alike where it is. */
+const writtenText = (node: UnresolvedPlan | Expression) => JSON.stringify(node, (k, v: unknown) => (k === 'pos' ? undefined : typeof v === 'bigint' ? `${v}n` : v));
+
+/**
+ * ORDER BY over GROUP BY: an EXISTS or IN subquery there that is a grouping expression as
+ * written (`planned` the same expressions rewritten, as the aggregation outputs them) reads that
+ * grouping expression, as Spark resolves a Sort's expression to the Aggregate's; any other is
+ * refused as Spark refuses a predicate subquery in a Sort.
+ */
+function predicateSubqueriesInSort(sort: SortClause, written: readonly Expression[], planned: readonly Expression[]): SortClause {
+  const subquery = (x: Expression) => x.kind === 'Exists' || x.kind === 'InSubquery';
+  const texts = written.map((g) => (someExpression(g, subquery) ? writtenText(g) : undefined));
+  const order = sort.order.map((o) => ({
+    ...o,
+    child: mapExpression(reducedExists(o.child), (x) => {
+      const i = someExpression(x, subquery) ? texts.indexOf(writtenText(x)) : -1;
+      if (i >= 0) return planned[i];
+      if (!subquery(x)) return undefined;
+      throw new SqlValidationError(
+        '[UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.UNSUPPORTED_IN_EXISTS_SUBQUERY] Unsupported subquery expression: IN/EXISTS predicate subqueries can only be used in filters, joins, aggregations, window functions, projections, and UPDATE/MERGE/DELETE commands: ' +
+          'here in ORDER BY. Sort by a grouping expression or a select item that computes it',
+        lineColumn(x.pos), 'subquery', 'UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.UNSUPPORTED_IN_EXISTS_SUBQUERY');
+    }),
+  }));
+  return { ...sort, order };
+}
+
 /**
  * An IN subquery's query without what changes nothing IN reads of it: an ORDER BY without a
  * LIMIT (Spark removes it) and DISTINCT (IN asks whether a row is equal, not how many are).
@@ -214,12 +241,27 @@ function inRows(q: UnresolvedPlan): UnresolvedPlan {
  * `x [NOT] IN (SELECT <aggregate> FROM … [WHERE …])`, a subquery of one row (an aggregation
  * without GROUP BY) as `x = (SELECT …)` (`NOT (x = (SELECT …))`): the
  * same value, NULL where either side is, which the scalar subquery's rewrite answers over no
- * rows too (count(*) 0), as Spark's does.
+ * rows too (count(*) 0), as Spark's does. With HAVING it has that row where HAVING holds and
+ * none else, where IN is false: `CASE WHEN (SELECT <having> …) THEN x = (SELECT …) ELSE false
+ * END`, HAVING's value a scalar subquery of its own over the same rows (`HAVING count(*) = 0`
+ * true over none).
  */
 function inOneRowAsComparison(e: Expression): Expression {
   return mapExpression(e, (x) => {
     if (x.kind !== 'InSubquery' || x.values.length !== 1) return undefined;
     const query = inRows(x.query);
+    if (query.kind === 'UnresolvedHaving' && query.child.kind === 'Aggregate' && query.child.groupingExpressions.length === 0 && query.child.aggregateExpressions.length === 1) {
+      const aggregate = query.child;
+      // HAVING may read the select item by its alias.
+      const item = aggregate.aggregateExpressions[0];
+      const having = item.kind !== 'Alias' ? query.havingCondition : mapExpression(query.havingCondition, (h) => (h.kind === 'UnresolvedAttribute' && h.nameParts.length === 1 && h.nameParts[0].toLowerCase() === item.name.toLowerCase() ? item.child : undefined));
+      const held: Expression = { kind: 'ScalarSubquery', plan: { ...aggregate, aggregateExpressions: [having] }, pos: x.pos };
+      // An item of no column (`SELECT 1 … HAVING …`) is that value, over no rows too.
+      const value = item.kind === 'Alias' ? item.child : item;
+      const constant = !someExpression(value, (v) => v.kind === 'UnresolvedAttribute' || v.kind === 'UnresolvedStar' || v.kind === 'UnresolvedFunction' || v.kind === 'ScalarSubquery');
+      const equal: Expression = { kind: 'BinaryOperator', op: 'EqualTo', left: x.values[0], right: constant ? value : { kind: 'ScalarSubquery', plan: aggregate, pos: x.pos }, pos: x.pos };
+      return { kind: 'CaseWhen', branches: [[held, equal]], elseValue: { kind: 'Literal', value: false, dataType: BooleanType, pos: x.pos }, pos: x.pos };
+    }
     const global = query.kind === 'Aggregate' ? query.groupingExpressions.length === 0 : query.kind === 'Project' && isAggregation({ items: query.projectList, grouping: [], distinct: false, pos: query.pos });
     if (!global || selectItems(query)?.length !== 1) return undefined;
     return { kind: 'BinaryOperator', op: 'EqualTo', left: x.values[0], right: { kind: 'ScalarSubquery', plan: query, pos: x.pos }, pos: x.pos };
@@ -772,9 +814,12 @@ class QueryPlanner {
     }
     if (child.kind === 'Join') ({ child, where } = subqueryJoinConditionsAsWhere(child, where));
     child = inSubqueriesInJoinConditions(child, (q) => this.readsNoStream(q, this.ctes) && this.uncorrelatedQuery(q) !== undefined);
+    child = this.predicateSubqueriesInJoinConditions(child);
     if (where && child.kind === 'Join') ({ child, where } = this.commaJoinConditions(child, where));
     if (where) where = this.groupedExistsDecorrelated(reducedExists(where));
     items = items.map(reducedExists);
+    grouping = grouping.map(reducedExists);
+    const writtenGrouping = grouping;
     if (where) where = inOneRowAsComparison(where);
     if (where) ({ child, where } = this.predicateSubqueryAsJoin(child, where));
     items = items.map((i) => this.predicateSubqueriesAsCounts(i, child));
@@ -793,6 +838,8 @@ class QueryPlanner {
     const tableFunction = lateralViews.find((lv) => lv.tableFunction);
     if (tableFunction && !this.staticLeaves) throw this.tableFunctionOverStream(tableFunction);
     let from = this.from(child, ctes);
+    // After FROM's tables are found, as Spark checks a Sort's subqueries after resolving them.
+    if (sort && grouping.length) sort = predicateSubqueriesInSort(sort, writtenGrouping, grouping);
     const hidden = hiddenTableNames(child);
     if (hidden.size) from = { ...from, scope: { ...from.scope, hidden } };
     this.batchSelect = this.staticLeaves && !firstStreamingRelation(from.plan);
@@ -850,6 +897,7 @@ class QueryPlanner {
     builder.expandStar = (star) => this.starExprs(star, qualifiers, schema, from.scope);
     const windowIn = where && this.batchSelect ? someExpression(where, (x) => x.kind === 'UnresolvedWindowExpression') : false;
     if (windowIn) throw new SqlValidationError('It is not allowed to use window functions inside WHERE clause. Compute it in a subquery and filter on its column', lineColumn(where!.pos), 'WHERE', '_LEGACY_ERROR_TEMP_1034');
+    if (where) checkNoAggregateInWhere(where);
     if (where) {
       // WHERE window(…): the rows expanded into their windows, filtered, and the column dropped
       // again (Spark resolves the select list's * before TimeWindowing adds it).
@@ -1433,6 +1481,62 @@ class QueryPlanner {
   }
 
   /**
+   * An EXISTS or IN subquery left in a join's ON condition (an outer, semi or anti join's, or an
+   * inner join's below the top one), as Spark's RewritePredicateSubquery plans it: an existence
+   * join of the one side whose columns it reads (the left where it reads neither), whose boolean
+   * column the condition reads. Here that side becomes a derived table of its rows with the
+   * subquery's value as a hidden column (a select item's EXISTS or IN, predicateSubqueriesAsCounts),
+   * under the side's own name, so the condition's other names read it as before. A subquery that
+   * reads both sides is refused as Spark refuses it; a side that is itself a join is left as it is.
+   */
+  private predicateSubqueriesInJoinConditions(u: UnresolvedPlan): UnresolvedPlan {
+    if (u.kind !== 'Join') return u;
+    const sides = { left: this.predicateSubqueriesInJoinConditions(u.left), right: this.predicateSubqueriesInJoinConditions(u.right) };
+    const subquery = (x: Expression) => x.kind === 'Exists' || x.kind === 'InSubquery';
+    if (!u.condition || !someExpression(u.condition, subquery)) return { ...u, ...sides };
+    // The side with the subquery's value as one more column, and how the condition reads it;
+    // undefined where it does not resolve so (it reads the other side).
+    const withValue = (side: UnresolvedPlan, x: Expression): { side: UnresolvedPlan; value: Expression } | undefined => {
+      const named = side.kind === 'SubqueryAlias' ? side.alias : side.kind === 'UnresolvedRelation' && side.multipartIdentifier.length === 1 ? side.multipartIdentifier[0] : undefined;
+      if (named === undefined) return undefined;
+      const column = `${HIDDEN_SCALAR_SUBQUERY}_on${this.correlatedIds++}`;
+      const project: UnresolvedPlan = { kind: 'Project', projectList: [{ kind: 'UnresolvedStar', pos: x.pos }, { kind: 'Alias', child: x, name: column, pos: x.pos }], child: side, pos: side.pos };
+      const wrapped: UnresolvedPlan = { kind: 'SubqueryAlias', alias: named, child: project, pos: side.pos };
+      try {
+        // A side of static data is planned as a join's static side is.
+        if (this.readsNoStream(side, this.ctes)) this.withStaticLeaves(() => this.plan(wrapped, this.ctes));
+        else this.plan(wrapped, this.ctes);
+      } catch (e) {
+        if (e instanceof SqlValidationError && e.errorClass?.startsWith('UNRESOLVED_COLUMN')) return undefined;
+        throw e;
+      }
+      return { side: wrapped, value: { kind: 'UnresolvedAttribute', nameParts: [named, column], pos: x.pos } };
+    };
+    const condition = mapExpression(u.condition, (x) => {
+      if (!subquery(x)) return undefined;
+      const left = withValue(sides.left, x);
+      const right = left ? undefined : withValue(sides.right, x);
+      const placed = left ?? right;
+      if (placed) {
+        sides[left ? 'left' : 'right'] = placed.side;
+        return placed.value;
+      }
+      // Neither side alone resolves it: one that resolves over both reads both.
+      const both: UnresolvedPlan = { kind: 'Project', projectList: [x], child: { kind: 'Join', joinType: 'Cross', left: sides.left, right: sides.right, pos: u.pos }, pos: u.pos };
+      try {
+        this.plan(both, this.ctes);
+      } catch {
+        return undefined;
+      }
+      throw new SqlValidationError(
+        `[UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.UNSUPPORTED_CORRELATED_EXPRESSION_IN_JOIN_CONDITION] Unsupported subquery expression: Correlated subqueries in the join predicate cannot reference both join inputs: ${expressionSql(x)}. ` +
+          'Correlate it with one side, or move it to WHERE over an inner join',
+        lineColumn(x.pos), 'subquery', 'UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.UNSUPPORTED_CORRELATED_EXPRESSION_IN_JOIN_CONDITION');
+    });
+    return { ...u, ...sides, condition };
+  }
+
+  /**
    * [NOT] EXISTS and IN subqueries outside WHERE's conjuncts (the select list, under an OR), which
    * Spark's RewritePredicateSubquery makes an existence join: here the counts of the subquery's
    * rows that decide it, scalar subqueries (correlated ones joined as RewriteCorrelatedScalarSubquery
@@ -1556,7 +1660,7 @@ class QueryPlanner {
     // A subquery written twice (a grouping expression and the select item that repeats it) is
     // one join, read by both: the item is then the grouping expression, as Spark's are alike.
     const joins = new Map<string, Expression>();
-    const text = (plan: UnresolvedPlan) => JSON.stringify(plan, (k, v: unknown) => (k === 'pos' ? undefined : typeof v === 'bigint' ? `${v}n` : v));
+    const text = writtenText;
     const rewrite = (e: Expression): Expression => mapExpression(e, (x) => {
       if (x.kind !== 'ScalarSubquery') return undefined;
       const oneRow = outerRowSubquery(x.plan);
@@ -2428,4 +2532,24 @@ function exceptStar(columns: readonly StarColumn[], except: readonly (readonly s
     }
     return [{ ...c, pruned: prune(c.type, cut) }];
   });
+}
+
+/**
+ * Spark's CheckAnalysis of a Filter: an aggregate function in WHERE (outside a window and a
+ * subquery) aggregates nothing, INVALID_WHERE_CONDITION.
+ */
+function checkNoAggregateInWhere(where: Expression): void {
+  const found: Expression[] = [];
+  someExpression(where, (x) => {
+    if (x.kind === 'UnresolvedFunction' && x.nameParts.length === 1 && isAggregateFunctionName(x.nameParts[0])) found.push(x);
+    return false;
+  }, (x) => x.kind !== 'UnresolvedWindowExpression');
+  if (found.length === 0) return;
+  throw new SqlValidationError(
+    `[INVALID_WHERE_CONDITION] The WHERE condition "${where.kind === 'BinaryOperator' ? `(${expressionSql(where)})` : expressionSql(where)}" contains invalid expressions: ${found.map((x) => expressionSql(x)).join(', ')}. ` +
+      'Rewrite the query to avoid window functions, aggregate functions, and generator functions in the WHERE clause: filter on an aggregate with GROUP BY … HAVING, or compute it in a subquery',
+    lineColumn(found[0].pos),
+    'WHERE',
+    'INVALID_WHERE_CONDITION',
+  );
 }

@@ -186,6 +186,16 @@ describe("Spark's error classes", () => {
     expect(e.message).toBe('Sorting is not supported on streaming DataFrames/Datasets, unless it is on aggregated DataFrame/Dataset in Complete output mode');
     expect(failure('SELECT count(*) AS c FROM (SELECT s, count(*) AS n FROM src GROUP BY s)', { outputMode: 'complete' }).errorClass).toBe('_LEGACY_ERROR_TEMP_3102');
   });
+
+  it('an aggregate in WHERE is INVALID_WHERE_CONDITION, one inside another NESTED_AGGREGATE_FUNCTION', () => {
+    const e = failure('SELECT s FROM src WHERE id > 1 AND max(x) > 1');
+    expect(e.errorClass).toBe('INVALID_WHERE_CONDITION');
+    expect(e.message).toMatch(/^\[INVALID_WHERE_CONDITION\] The WHERE condition "\(id > 1 AND max\(x\) > 1\)" contains invalid expressions: max\(x\)\. Rewrite the query/);
+    // An aggregate inside a window (OVER) or a subquery is not WHERE's own.
+    expect(failure('SELECT s FROM src WHERE id > 1 AND count(*) OVER () > 1').errorClass).toBe('NON_TIME_WINDOW_NOT_SUPPORTED_IN_STREAMING');
+    expect(() => compileStreamingQuery('SELECT s FROM src WHERE x > (SELECT max(v) FROM VALUES (1.0) t(v))', rel)).not.toThrow();
+    expect(failure('SELECT s, max(sum(x)) FROM src GROUP BY s').errorClass).toBe('NESTED_AGGREGATE_FUNCTION');
+  });
 });
 
 describe('UNION ALL of the same stream', () => {

@@ -317,4 +317,14 @@ describe('syntax errors', () => {
     expect(e.errorClass).toBe('PARSE_SYNTAX_ERROR');
     expect([e.line, e.column]).toEqual([3, 16]);
   });
+
+  // Spark's grammar (3.5 to 4.1) takes ANY, SOME and ALL only after LIKE and ILIKE: a quantified
+  // comparison with a subquery is no Spark SQL, and `ANY (…)` reads as a call of the aggregate
+  // any(), whose argument list a query cannot be.
+  it('x op ANY | SOME | ALL (SELECT …) is a syntax error, as in Spark', () => {
+    for (const where of ['a1 > ANY (SELECT b1 FROM b)', 'a1 <> SOME (SELECT b1 FROM b)', 'a1 >= ALL (SELECT b1 FROM b)', 'NOT (a1 = ANY (SELECT b1 FROM b))', '(a1, a2) = ANY (SELECT b1, b2 FROM b)']) {
+      expect(syntaxError(`SELECT * FROM a WHERE ${where}`).errorClass, where).toBe('PARSE_SYNTAX_ERROR');
+    }
+    expectItem('a1 = ANY ((SELECT 1))', { kind: 'BinaryOperator', op: 'EqualTo', left: attr('a1'), right: call('ANY', { kind: 'ScalarSubquery' }) });
+  });
 });
