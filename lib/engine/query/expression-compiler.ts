@@ -13,7 +13,7 @@ import { compileCorrelatedSubquery, compileOuterReference } from './correlated-s
 import { sqlFunctionCatalog } from './function-catalog';
 import { levenshtein } from './string-functions';
 import type { Field, Schema } from '../types';
-import { decimalOperand, elementOf, fieldOfType, integralWidth, isMapKeyType, sameType, typeOfField, typeText, widensToFloat, type TypeInfo } from './data-types';
+import { decimalOperand, elementOf, fieldOfType, integralWidth, isMapKeyType, isOrderable, sameType, typeOfField, typeText, widensToFloat, type TypeInfo } from './data-types';
 import { GENERATORS } from './generators';
 import type { CompiledLambda, LambdaCompiler } from './higher-order-functions';
 import { FUNCTION_REGISTRY } from './function-registry';
@@ -440,6 +440,19 @@ function complexCast(from: TypeInfo, to: Field): ((v: unknown) => unknown) | str
 /** What to do instead of comparing CalendarIntervals, which Spark neither orders nor compares. */
 const UNORDERED_INTERVAL = 'Compare CAST(… AS STRING), or an ANSI interval (make_ym_interval, make_dt_interval), which has an order.';
 
+/**
+ * Spark's TypeUtils.checkForOrderingExpr, of a comparison, IN and a sort key (`fn` is `=`, `in`,
+ * `sortorder`): a type with no order (RowOrdering.isOrderable) is refused, a map (its entries have
+ * no order, and two equal ones are two objects) or a CalendarInterval (a month has no fixed
+ * length), at the top or inside an array or a struct. `text` is the refused expression's SQL.
+ */
+export function checkForOrderingExpr(e: Expr, t: TypeInfo, fn: string, text = exprToString(e)): void {
+  if (isOrderable(t)) return;
+  const hint = isMapKeyType(t) ? UNORDERED_INTERVAL : 'Compare the maps\' keys or values (map_keys, map_values, a key\'s value).';
+  throw new SqlValidationError(`Cannot resolve "${text}" due to data type mismatch: The \`${fn}\` does not support ordering on type "${typeText(t)}". ${hint}`,
+    e.pos, e.kind, 'DATATYPE_MISMATCH.INVALID_ORDERING_TYPE');
+}
+
 /** The types a function returns (its type() gives a message otherwise). */
 const RESULT_TYPES: string[] = ['long', 'double', 'decimal', 'string', 'boolean', 'timestamp', 'date', 'binary', 'day_time_interval', 'year_month_interval', 'calendar_interval', 'null'];
 
@@ -748,8 +761,8 @@ class ExpressionCompiler implements LambdaCompiler {
           const types = [a0, ...list0].map((c) => `"${typeText(c)}"`).join(', ');
           this.mismatch(e, 'DATA_DIFF_TYPES', `Input to \`in\` should all be the same type, but it's [${types}].`, 'The list has values of a type the value does not widen with: CAST them to one type.');
         }
-        // In's type check (checkForOrderingExpr): maps have no order, as in a comparison.
-        if (a.type === 'map' || a.type === 'calendar_interval') this.mismatch(e, 'INVALID_ORDERING_TYPE', `The \`in\` does not support ordering on type "${typeText(a)}".`, a.type === 'map' ? 'Look the maps\' keys or values up instead (map_keys, map_values, a key\'s value).' : UNORDERED_INTERVAL);
+        // In's type check: maps have no order, as in a comparison.
+        checkForOrderingExpr(e, a, 'in');
         const neg = e.negated;
         const equal = equalityOf(a.type);
         return {
@@ -1307,13 +1320,8 @@ class ExpressionCompiler implements LambdaCompiler {
       if (l.type === 'boolean' && number(r)) l = this.castOperand(e, left, l, typeOfCompiled(r));
       else if (r.type === 'boolean' && number(l)) r = this.castOperand(e, right, r, typeOfCompiled(l));
     }
-    // Spark refuses to compare maps (their entries have no order, and two equal ones are two
-    // objects) and CalendarIntervals (a month has no fixed length).
-    const map = [l, r].find((x) => x.type === 'map' || x.type === 'calendar_interval');
-    if (map) {
-      this.mismatch(e, 'INVALID_ORDERING_TYPE', `The \`${op}\` does not support ordering on type "${typeText(map)}".`,
-        map.type === 'map' ? 'Compare the maps\' keys or values (map_keys, map_values, a key\'s value).' : UNORDERED_INTERVAL);
-    }
+    const unordered = [l, r].find((x) => !isOrderable(x));
+    if (unordered) checkForOrderingExpr(e, unordered, op);
     if (!unifyTypes(l.type, r.type)) {
       this.mismatch(e, 'BINARY_OP_DIFF_TYPES', `the left and right operands of the binary operator have incompatible types ("${typeText(l)}" and "${typeText(r)}").`, `Cannot compare ${l.type} with ${r.type}; CAST one side.`);
     }

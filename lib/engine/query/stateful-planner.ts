@@ -22,7 +22,7 @@ import type { OutputMode, Schema } from '../types';
 import { resolveAggregate, type AggregateArg } from './aggregate-functions';
 import { aggregateKeyNames } from './aggregate-planner';
 import { exprToString, type Expr, type SqlPosition } from './expression';
-import { compileExpression, expressionType, implicitCastExpr, resolveColumn, typeOfCompiled, type CompiledExpr, type Evaluator, type ImplicitCasts } from './expression-compiler';
+import { checkForOrderingExpr, compileExpression, expressionType, implicitCastExpr, resolveColumn, typeOfCompiled, type CompiledExpr, type Evaluator, type ImplicitCasts } from './expression-compiler';
 import { floatingNumbersNormalizer, isOrderable, typeText, type TypeInfo } from './data-types';
 import { staticSchema, type LogicalPlan, type StreamingRelation } from './logical-plan';
 import { isSessionWindow, planSessionWindow } from './session-window-planner';
@@ -224,6 +224,18 @@ interface PlannedAggregate {
   analysis: AggregateAnalysis;
 }
 
+/**
+ * Spark's SortOrder type check: a sort key of a type with no order (a map, or an array or struct
+ * holding one) is refused, named as written (a hidden ORDER BY column by the expression it holds).
+ */
+function checkSortOrder(o: { expr: Expr; ascending: boolean; nullsFirst?: boolean }, child: LogicalPlan, schema: Schema): void {
+  const t = expressionType(o.expr, schema);
+  const hidden = o.expr.kind === 'column' && child.kind === 'Project' ? child.list.find((n) => n.name === (o.expr as { name: string }).name && n.name.startsWith('__sort')) : undefined;
+  const nullsFirst = o.nullsFirst ?? o.ascending;
+  const text = `${exprToString(hidden?.expr ?? o.expr)} ${o.ascending ? 'ASC' : 'DESC'} NULLS ${nullsFirst ? 'FIRST' : 'LAST'}`;
+  checkForOrderingExpr(o.expr, t, 'sortorder', text);
+}
+
 /** The grouping keys of an analysed Aggregate, compiled against its input. */
 function compileGroupingKeys(analysis: AggregateAnalysis, childSchema: Schema, types?: Map<Expr, TypeInfo>, casts?: ImplicitCasts): GroupingKey[] {
   return analysis.keys.map((k): GroupingKey => {
@@ -376,6 +388,7 @@ export class StatefulPlanner {
         return { op: exec, schema: childSchema };
       }
       case 'Sort':
+        node.order.forEach((o) => checkSortOrder(o, node.child, childSchema));
         return {
           op: new SortExec(node.order.map((o) => ({ column: o.expr.kind === 'column' ? resolveColumn(childSchema, o.expr.name)?.name ?? o.expr.name : exprToString(o.expr), ascending: o.ascending, nullsFirst: o.nullsFirst ?? o.ascending })), childSchema),
           schema: childSchema,

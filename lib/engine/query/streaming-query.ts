@@ -23,12 +23,13 @@ import { compileWindowFunction } from './window-functions';
 import { decimalToDouble } from './decimal';
 import { dateAddMonths, timestampAddMonths } from './interval-utils';
 import { MicroBatchScanExec } from '../operators/micro-batch-scan';
-import { compileExpression, type EvalContext, type Evaluator } from './expression-compiler';
+import { checkForOrderingExpr, compileExpression, expressionType, type EvalContext, type Evaluator } from './expression-compiler';
 import { callsFunction, children, firstStreamingRelation, groupingId, isStateful, isStreamStreamJoin, nodeCallsFunction, nodeExpressions, relationOutput, scalarSubqueries, type LogicalPlan, type StaticView, type StreamingRelation } from './logical-plan';
 import { buildLogicalPlan } from './query-planner';
 import { expandOutput, generateOutput, generatorFields, projectOutput, staticSideOf, streamSideOf, unionOutput } from './plan-output';
 import { outputSchema as logicalPlanOutput, resolvePlan } from './resolved-plan';
-import { fieldOfType, sameType, typeOfField } from './data-types';
+import { fieldOfType, isOrderable, sameType, typeOfField, typeText } from './data-types';
+import { SqlValidationError } from './sql-error';
 import { exprChildren, exprToString, type Expr } from './expression';
 import { DUPLICATE_COLUMN_MARK } from './column-names';
 import { FILE_FUNCTIONS } from './misc-functions';
@@ -171,6 +172,17 @@ export function compileStreamingQuery(sql: string, relations: StreamingRelation 
 }
 
 /** With several sources, each watermark tracks a column of its own source (a derived one is for one-source jobs). */
+/**
+ * Spark's CheckAnalysis of a Window: a PARTITION BY key must have an order (its ORDER BY keys are
+ * SortOrders, checked as a sort's), so a map, or an array or struct holding one, is refused.
+ */
+function checkPartitionOrderable(e: Expr, schema: Schema): void {
+  const t = expressionType(e, schema);
+  if (isOrderable(t)) return;
+  throw new SqlValidationError(`[EXPRESSION_TYPE_IS_NOT_ORDERABLE] Column expression "${exprToString(e)}" cannot be sorted because its type "${typeText(t)}" is not orderable. Partition by map_keys(…), map_values(…) or an element_at(…) instead`,
+    e.pos, 'PARTITION BY', 'EXPRESSION_TYPE_IS_NOT_ORDERABLE');
+}
+
 function requireSourceEventTimes(relations: readonly StreamingRelation[]): void {
   if (relations.length < 2) return;
   relations.forEach((r, i) => {
@@ -289,7 +301,9 @@ export function planPhysical(plan: LogicalPlan, ops: PhysicalOperator[], statefu
     case 'Window': {
       const schema = planPhysical(plan.child, ops, stateful, fuse, carry);
       const functions = plan.functions.map((f) => compileWindowFunction(f, schema));
+      plan.partitionSpec.forEach((e) => checkPartitionOrderable(e, schema));
       const order = plan.orderSpec.map((o) => ({ ...compileExpression(o.expr, schema), ascending: o.ascending, nullsFirst: o.nullsFirst }));
+      order.forEach((o, i) => checkForOrderingExpr(plan.orderSpec[i].expr, o, 'sortorder', `${exprToString(plan.orderSpec[i].expr)} ${o.ascending ? 'ASC' : 'DESC'} NULLS ${o.nullsFirst ? 'FIRST' : 'LAST'}`));
       const key = order.length ? order[0] : undefined;
       // A RANGE offset compares the one ORDER BY key by value: a DECIMAL's unscaled bigint, a BIGINT's bigint, as numbers.
       const rangeKey = key && (key.type === 'decimal' ? (v: unknown) => decimalToDouble(v as bigint, key.decimal!.scale) : (v: unknown) => Number(v));

@@ -1,0 +1,51 @@
+/**
+ * A MAP has no order and no equality in Spark (RowOrdering.isOrderable), nor has an array or a
+ * struct holding one: a comparison, IN, an ORDER BY or a window's keys of such a type are refused
+ * as Spark refuses them, on the static (batch) path as on a stream's.
+ */
+import { describe, expect, it } from 'vitest';
+import { selectStatic } from './testing/spark-printed';
+import { compileStreamingQuery } from './streaming-query';
+
+const T = "VALUES (map(1, 'a'), 1), (map(), 2) AS t(m, k)";
+const errorOf = (q: string) => selectStatic(q, []).then(() => null, (e: unknown) => e as { errorClass?: string; message: string });
+const rel = {
+  kind: 'StreamingRelation' as const, sourceName: 'src',
+  schema: [{ name: 'k', type: 'long' as const }, { name: 'm', type: 'map' as const, keyType: { name: 'key', type: 'long' as const, nullable: false }, valueType: { name: 'value', type: 'string' as const, nullable: true } }],
+};
+
+describe('ordering and comparing a type that holds a map', () => {
+  it.each([
+    [`SELECT * FROM ${T} ORDER BY m`, 'The `sortorder` does not support ordering on type "MAP<INT, STRING>"', '"m ASC NULLS FIRST"'],
+    [`SELECT * FROM ${T} ORDER BY array(m) DESC`, 'The `sortorder` does not support ordering on type "ARRAY<MAP<INT, STRING>>"', '"array(m) DESC NULLS LAST"'],
+    [`SELECT * FROM ${T} ORDER BY named_struct('a', m)`, 'The `sortorder` does not support ordering on type "STRUCT<a: MAP<INT, STRING>>"', ''],
+    [`SELECT array(m) = array(m) FROM ${T}`, 'The `=` does not support ordering on type "ARRAY<MAP<INT, STRING>>"', ''],
+    [`SELECT array(m) < array(m) FROM ${T}`, 'The `<` does not support ordering', ''],
+    [`SELECT named_struct('a', m) = named_struct('a', m) FROM ${T}`, 'The `=` does not support ordering on type "STRUCT<a: MAP<INT, STRING>>"', ''],
+    [`SELECT array(m) <=> array(m) FROM ${T}`, 'does not support ordering on type "ARRAY<MAP<INT, STRING>>"', ''],
+    [`SELECT array(m) IN (array(m)) FROM ${T}`, 'The `in` does not support ordering on type "ARRAY<MAP<INT, STRING>>"', ''],
+    [`SELECT nullif(array(m), array(m)) FROM ${T}`, 'The `=` does not support ordering', ''],
+    [`SELECT k, rank() OVER (ORDER BY array(m)) FROM ${T}`, 'The `sortorder` does not support ordering on type "ARRAY<MAP<INT, STRING>>"', ''],
+  ])('refuses %s (DATATYPE_MISMATCH.INVALID_ORDERING_TYPE)', async (q, detail, text) => {
+    const err = await errorOf(q);
+    expect(err?.errorClass).toBe('DATATYPE_MISMATCH.INVALID_ORDERING_TYPE');
+    expect(err?.message).toContain(detail);
+    expect(err?.message).toContain(text);
+  });
+
+  it('refuses a window partitioned by an array of maps (EXPRESSION_TYPE_IS_NOT_ORDERABLE)', async () => {
+    const err = await errorOf(`SELECT k, count(*) OVER (PARTITION BY array(m)) FROM ${T}`);
+    expect(err?.errorClass).toBe('EXPRESSION_TYPE_IS_NOT_ORDERABLE');
+  });
+
+  it('refuses them on a stream, in a filter and in a stream-static join key', () => {
+    const refused = (q: string) => { try { compileStreamingQuery(q, rel); return null; } catch (e) { return (e as { errorClass?: string }).errorClass; } };
+    expect(refused("SELECT k FROM src WHERE named_struct('a', m) = named_struct('a', m)")).toBe('DATATYPE_MISMATCH.INVALID_ORDERING_TYPE');
+    expect(refused(`SELECT s.k FROM src s JOIN (SELECT * FROM ${T}) b ON array(s.m) = array(b.m)`)).toBe('DATATYPE_MISMATCH.INVALID_ORDERING_TYPE');
+  });
+
+  it('still orders and compares arrays and structs of orderable types', async () => {
+    const { rows } = await selectStatic(`SELECT k, array(k) = array(k) AS e FROM ${T} ORDER BY named_struct('a', array(k)) DESC`, []);
+    expect(rows).toEqual([{ k: 2, e: true }, { k: 1, e: true }]);
+  });
+});
