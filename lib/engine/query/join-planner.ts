@@ -474,6 +474,7 @@ export function buildStreamStaticJoin(
     condition,
     ...(otherCondition ? { otherCondition } : {}),
     ...(join.nullAware ? { nullAware: true } : {}),
+    ...(join.inSubquery ? { inSubquery: true } : {}),
     pos,
   };
   return { plan, schema, qualifiers, scope };

@@ -83,6 +83,8 @@ export type LogicalPlan =
       otherCondition?: Expr;
       /** A stream-static LEFT ANTI join of `x NOT IN (SELECT c …)`: Spark's null-aware anti join (see the operator). */
       nullAware?: boolean;
+      /** A join of `(x, y) IN (SELECT a, b …)`: key pairs whose types do not compare are Spark's IN_SUBQUERY_DATA_TYPE_MISMATCH. */
+      inSubquery?: boolean;
       /** Set by ColumnPruning: the stream columns carried past the join (unset: all of them). */
       streamColumns?: string[];
       /**

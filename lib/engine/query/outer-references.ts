@@ -10,6 +10,7 @@
  * outerPlan alone: neither it nor a subquery inside it reads a query further out.
  */
 import type { Schema } from '../types';
+import { isAggregateFunctionName } from './aggregate-functions';
 import { isOrderable } from './data-types';
 import { exprChildren, exprToString, mapExprChildren, type Expr, type SqlPosition } from './expression';
 import { expressionType } from './expression-compiler';
@@ -117,6 +118,21 @@ export function checkCorrelatedReferences(plan: LogicalPlan, pos: SqlPosition | 
         `[UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.CORRELATED_REFERENCE] Unsupported subquery expression: Expressions referencing the outer query are not supported outside of WHERE/HAVING clauses: ${found.map((x) => `"${x}"`).join(',')}. ` +
           'Read the outer column in its WHERE, or aggregate it in the outer query',
         pos, 'subquery', 'UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.CORRELATED_REFERENCE');
+    }
+  }
+  // Spark's CheckAnalysis of a correlated aggregate (checkMixedReferencesInsideAggregateExpr): an
+  // aggregate over the outer row's column and the subquery's own has no value per outer row that
+  // the decorrelated join could compute.
+  if (plan.kind === 'Aggregate') {
+    const local = (e: Expr): boolean => e.kind === 'column' || (e.kind !== 'outerReference' && exprChildren(e).some(local));
+    const mixedCall = (e: Expr): Expr | undefined =>
+      e.kind === 'call' && isAggregateFunctionName(e.name) && reads(e) && local(e) ? e : exprChildren(e).map(mixedCall).find((x) => x);
+    const mixed = plan.aggregates.map((n) => mixedCall(n.expr)).find((x) => x);
+    if (mixed) {
+      throw new SqlValidationError(
+        `[INVALID_SUBQUERY_EXPRESSION.AGGREGATE_FUNCTION_MIXED_OUTER_LOCAL_REFERENCES] Invalid subquery: Found an aggregate function in a correlated predicate that has both outer and local references, which is not supported: ${exprToString(mixed)}. ` +
+          'Aggregate the subquery\'s own columns, and combine the result with the outer column outside the aggregate',
+        pos, 'subquery', 'INVALID_SUBQUERY_EXPRESSION.AGGREGATE_FUNCTION_MIXED_OUTER_LOCAL_REFERENCES');
     }
   }
   // The side a LEFT join pads with NULLs (a RIGHT join's left, swapped; a FULL join's either),

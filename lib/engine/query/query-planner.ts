@@ -1248,7 +1248,7 @@ class QueryPlanner {
       return cte && !firstStreamingRelation(cte) ? { schema: this.resolved(cte).output, qualifier: n.qualifier, direct: false } : undefined;
     };
     const qualified = (e: Expression, qualifier: string): Expression => (e.kind === 'UnresolvedAttribute' && e.nameParts.length === 1 ? { ...e, nameParts: [qualifier, e.nameParts[0]] } : e);
-    type SemiJoin = Pick<Extract<UnresolvedPlan, { kind: 'Join' }>, 'joinType' | 'right' | 'condition' | 'nullAware' | 'pos'>;
+    type SemiJoin = Pick<Extract<UnresolvedPlan, { kind: 'Join' }>, 'joinType' | 'right' | 'condition' | 'nullAware' | 'inSubquery' | 'pos'>;
     /**
      * A LEFT SEMI (ANTI) join with a subquery's table on a condition over both sides, which
      * `condition` builds given how to read an expression of the subquery (its names of the table's
@@ -1365,9 +1365,9 @@ class QueryPlanner {
         kind: 'BinaryOperator', op: 'EqualTo', pos: p.pos, left,
         right: plain ? qualified(query.projectList[i], named(query.child)!.qualifier) : { kind: 'UnresolvedAttribute', nameParts: [IN_SUBQUERY, names[i]], pos: p.pos },
       }));
-      if (values.length === 1) return { joinType: negated ? 'LeftAnti' : 'LeftSemi', right, condition: pairs[0], pos: c.pos, ...(negated ? { nullAware: true } : {}) };
+      if (values.length === 1) return { joinType: negated ? 'LeftAnti' : 'LeftSemi', right, condition: pairs[0], pos: c.pos, inSubquery: true, ...(negated ? { nullAware: true } : {}) };
       const matched = negated ? pairs.map((e): Expression => ({ kind: 'BinaryOperator', op: 'Or', left: e, right: { kind: 'IsNull', child: e, pos: p.pos }, pos: p.pos })) : pairs;
-      return { joinType: negated ? 'LeftAnti' : 'LeftSemi', right, condition: conjunctionOf(matched), pos: c.pos };
+      return { joinType: negated ? 'LeftAnti' : 'LeftSemi', right, condition: conjunctionOf(matched), pos: c.pos, inSubquery: true };
     };
     // Each such conjunct is its own join, in the order written, each over the joins before it
     // (Spark's rewrite folds them the same way); a semi or anti join outputs its left side's

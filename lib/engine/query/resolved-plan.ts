@@ -17,7 +17,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { ValidationError } from '../errors';
 import type { Schema } from '../types';
-import { sameType, typeOfField, typeText, type TypeInfo } from './data-types';
+import { sameType, simpleTypeString, typeOfField, typeText, type TypeInfo } from './data-types';
 import { exprChildren, exprToString, mapExprChildren, type Expr } from './expression';
 import { compileExpression, expressionType, implicitCastExpr, joinKeyType, resolveColumn, type ImplicitCasts } from './expression-compiler';
 import { firstStreamingRelation, isStreamStreamJoin, relationOutput, staticName, staticSchema, type LogicalPlan, type NamedExpr } from './logical-plan';
@@ -336,6 +336,39 @@ function withStreamJoinKeysCoerced(node: Extract<LogicalPlan, { kind: 'Join' }>)
 }
 
 /**
+ * Spark's InSubquery type check, of a join that an IN subquery was rewritten to: each value and
+ * the subquery's column beside it must compare (a common type), else the query is refused with
+ * all the pairs that do not (DATATYPE_MISMATCH.IN_SUBQUERY_DATA_TYPE_MISMATCH), before any one
+ * pair's comparison would be refused alone.
+ */
+function checkInSubqueryTypes(node: Extract<LogicalPlan, { kind: 'Join' }>, stat: Extract<LogicalPlan, { kind: 'StaticRelation' }>, streamOutput: Schema): void {
+  const pairs = stat.keys.map((k) => {
+    const sf = k.streamExpr ? undefined : resolveColumn(streamOutput, k.stream);
+    const tf = k.staticExpr ? undefined : staticSchema(stat).find((f) => f.name === k.static);
+    const st = k.streamExpr ? typedTree(k.streamExpr, streamOutput).dataType : sf && typeOfField(sf);
+    const tt = k.staticExpr ? typedTree(k.staticExpr, staticSchema(stat)).dataType : tf && typeOfField(tf);
+    return { k, st, tt };
+  });
+  const compares = (a: TypeInfo, b: TypeInfo, names: readonly [string, string]) => {
+    try {
+      joinKeyType(a, b, names, node.pos);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const known = pairs.filter((p): p is typeof p & { st: TypeInfo; tt: TypeInfo } => p.st !== undefined && p.tt !== undefined);
+  const mismatched = known.filter((p) => !compares(p.st, p.tt, [p.k.stream, p.k.static]));
+  if (mismatched.length === 0) return;
+  // The subquery's columns are named for the join (__in_value_<i>): shown by their place.
+  const text = (p: (typeof known)[number]) => `(${p.k.stream}:${simpleTypeString(p.st)}, column ${known.indexOf(p) + 1} of the subquery:${simpleTypeString(p.tt)})`;
+  throw new SqlValidationError(
+    'Cannot resolve the IN subquery due to data type mismatch: The data type of one or more elements in the left hand side of an IN subquery is not compatible with the data type of the output of the subquery. ' +
+      `Mismatched columns: [${mismatched.map(text).join(', ')}], left side: [${known.map((p) => simpleTypeString(p.st)).join(', ')}], right side: [${known.map((p) => simpleTypeString(p.tt)).join(', ')}]. CAST a value or the subquery's column so that each pair compares`,
+    node.pos, 'IN', 'DATATYPE_MISMATCH.IN_SUBQUERY_DATA_TYPE_MISMATCH');
+}
+
+/**
  * A stream-static join's key pairs read as their common type (joinKeyType), as a stream-stream
  * join's: each key that needs it carries that type (the operator casts both sides' values to it
  * before it hashes and looks them up), and the condition shows the casts.
@@ -344,6 +377,7 @@ function withStaticJoinKeysCoerced(node: Extract<LogicalPlan, { kind: 'Join' }>,
   const stat = node.left.kind === 'StaticRelation' ? node.left : node.right;
   if (stat.kind !== 'StaticRelation') return node;
   const streamName = firstStreamingRelation(node)?.sourceName ?? 'stream';
+  if (node.inSubquery) checkInSubqueryTypes(node, stat, streamOutput);
   // Each pair with its two sides' types, found once: a column's, or an expression's typed.
   const pairs = stat.keys.map((k) => {
     const streamExpr = k.streamExpr && typedTree(k.streamExpr, streamOutput);

@@ -195,6 +195,8 @@ interface Join extends Node {
    * a NULL among the c, or a NULL x beside any c, makes NOT IN NULL, which keeps no row.
    */
   readonly nullAware?: boolean;
+  /** A semi or anti join that `(x, y) IN (SELECT a, b …)` was rewritten to: its key pairs are the IN's value and column pairs. */
+  readonly inSubquery?: boolean;
 }
 interface Union extends Node {
   readonly kind: 'Union';
