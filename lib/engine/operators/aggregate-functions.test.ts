@@ -298,8 +298,8 @@ describe('aggregate errors say what to do', () => {
     expect(refused('SELECT histogram_numeric(CAST(x AS DECIMAL(5, 1)), 3) FROM t')).toMatch(/histogram_numeric\(\) of a DECIMAL is not supported; CAST it AS DOUBLE/);
     expect(refused('SELECT histogram_numeric(s, 3) FROM t')).toMatch(/histogram_numeric\(\) needs a numeric, date, timestamp or interval column, got STRING/);
     expect(refused('SELECT collect_set(map(s, x)) FROM t')).toMatch(/collect_set\(\) cannot collect maps/);
-    expect(refused('SELECT max_by(x, map(s, y)) FROM t')).toMatch(/max_by\(\) needs a value it can order, not MAP<STRING, DOUBLE>/);
-    expect(refused('SELECT max(named_struct(\'m\', map(s, y))) FROM t')).toMatch(/max\(\) needs a value it can order/);
+    expect(refused('SELECT max_by(x, map(s, y)) FROM t')).toMatch(/The `max_by` does not support ordering on type "MAP<STRING, DOUBLE>"/);
+    expect(refused('SELECT max(named_struct(\'m\', map(s, y))) FROM t')).toMatch(/The `max` does not support ordering on type "STRUCT<m: MAP<STRING, DOUBLE>>"/);
     expect(refused('SELECT count(DISTINCT x, y) FROM t')).toMatch(/Distinct aggregations are not supported on streaming DataFrames\/Datasets/);
     // mode's flag is a BOOLEAN literal, and mode takes no DISTINCT, as Spark 4's Mode checks them.
     expect(refused("SELECT mode(x, 'true') FROM t")).toMatch(/^\[UNEXPECTED_INPUT_TYPE\] The second parameter of the function `mode` requires the "BOOLEAN" type, however it has the type "STRING"/);

@@ -605,8 +605,8 @@ const SUMS_OF_TIMESTAMPS: ReadonlySet<string> = new Set(['sum', 'avg', 'mean', '
 function resolve(name: string, call: AggregateCall, text: string): AggregateFunction {
   const args = call.args;
   const arg = args[0] as AggregateArg | undefined;
-  const fail = (msg: string): never => {
-    throw new AnalysisException(`${text}: ${msg}`, { aggregate: text });
+  const fail = (msg: string, errorClass?: string): never => {
+    throw new AnalysisException(`${text}: ${msg}`, { aggregate: text }, errorClass);
   };
   const arity = (min: number, max = min) => {
     if (call.star || args.length < min || args.length > max) {
@@ -621,7 +621,9 @@ function resolve(name: string, call: AggregateCall, text: string): AggregateFunc
   };
   // Spark orders structs and arrays (field by field, element by element), never maps.
   const needOrderable = (t: TypeInfo) => {
-    if (!isOrderable(t)) fail(`${name}() needs a value it can order, not ${typeText(t)} (a map has no order); take ${name}() of map_keys(…), map_values(…) or an element_at(…)`);
+    if (!isOrderable(t)) {
+      fail(`The \`${name}\` does not support ordering on type "${typeText(t)}" (a map has no order); take ${name}() of map_keys(…), map_values(…) or an element_at(…)`, 'DATATYPE_MISMATCH.INVALID_ORDERING_TYPE');
+    }
   };
   const numeric = arg !== undefined && (arg.type === 'long' || arg.type === 'double' || arg.type === 'null');
   switch (name) {

@@ -33,6 +33,12 @@ describe('ordering and comparing a type that holds a map', () => {
     expect(err?.message).toContain(text);
   });
 
+  it('refuses min, max and max_by of one (DATATYPE_MISMATCH.INVALID_ORDERING_TYPE)', async () => {
+    for (const q of [`SELECT max(array(m)) FROM ${T}`, `SELECT min(m) FROM ${T}`, `SELECT max_by(k, named_struct('a', m)) FROM ${T}`]) {
+      expect((await errorOf(q))?.errorClass).toBe('DATATYPE_MISMATCH.INVALID_ORDERING_TYPE');
+    }
+  });
+
   it('refuses a window partitioned by an array of maps (EXPRESSION_TYPE_IS_NOT_ORDERABLE)', async () => {
     const err = await errorOf(`SELECT k, count(*) OVER (PARTITION BY array(m)) FROM ${T}`);
     expect(err?.errorClass).toBe('EXPRESSION_TYPE_IS_NOT_ORDERABLE');
