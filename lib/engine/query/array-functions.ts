@@ -380,7 +380,10 @@ export const ARRAY_FUNCTIONS: Record<string, CollectionFunctionDef> = {
   },
   array_contains: {
     min: 2, max: 2, valueAsElement: true,
-    type: (a) => (isArr(a[0]) && (a[1].type === 'null' || a[0].type === 'null' || comparable(elementOrString(a[0]), a[1])) ? { type: 'boolean' } : `array_contains() takes (array, value of its element type), got ${typeText(a[0])} and ${typeText(a[1])}`),
+    type: (a) => (!isOrderable(a[1])
+      // Spark's ArrayContains checks the value's type for an order: no map, nor one inside an array or struct.
+      ? `The \`array_contains\` does not support ordering on type "${typeText(a[1])}" (DATATYPE_MISMATCH.INVALID_ORDERING_TYPE)`
+      : isArr(a[0]) && (a[1].type === 'null' || a[0].type === 'null' || comparable(elementOrString(a[0]), a[1])) ? { type: 'boolean' } : `array_contains() takes (array, value of its element type), got ${typeText(a[0])} and ${typeText(a[1])}`),
     impl: ([arr, v]) => {
       let sawNull = false;
       for (const x of arr as unknown[]) {

@@ -25,6 +25,7 @@ describe('ordering and comparing a type that holds a map', () => {
     [`SELECT array(m) <=> array(m) FROM ${T}`, 'does not support ordering on type "ARRAY<MAP<INT, STRING>>"', ''],
     [`SELECT array(m) IN (array(m)) FROM ${T}`, 'The `in` does not support ordering on type "ARRAY<MAP<INT, STRING>>"', ''],
     [`SELECT nullif(array(m), array(m)) FROM ${T}`, 'The `=` does not support ordering', ''],
+    [`SELECT array_contains(array(array(m)), array(m)) FROM ${T}`, 'The `array_contains` does not support ordering on type "ARRAY<MAP<INT, STRING>>"', ''],
     [`SELECT k, rank() OVER (ORDER BY array(m)) FROM ${T}`, 'The `sortorder` does not support ordering on type "ARRAY<MAP<INT, STRING>>"', ''],
   ])('refuses %s (DATATYPE_MISMATCH.INVALID_ORDERING_TYPE)', async (q, detail, text) => {
     const err = await errorOf(q);
