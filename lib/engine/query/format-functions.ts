@@ -156,14 +156,14 @@ const FORMAT_STRING: FunctionDef = {
 
 function formatOf(fn: string, f: string): NumberFormat {
   const nf = numberFormat(f);
-  if (typeof nf === 'string') fail(fn, `${nf} (INVALID_FORMAT)`);
+  if (typeof nf === 'string') fail(fn, nf);
   return nf;
 }
 
 const numberFormatLiterals = (fn: string) => ([, f]: unknown[]): string | undefined => {
   if (f === undefined) return `${fn}: the format must be a literal string, as in Spark`;
   const nf = typeof f === 'string' ? numberFormat(f) : undefined;
-  return typeof nf === 'string' ? `${fn}: ${nf} (INVALID_FORMAT)` : undefined;
+  return typeof nf === 'string' ? `${fn}: ${nf}` : undefined;
 };
 
 const toNumberDef = (fn: string, onMismatch: 'fail' | 'null'): FunctionDef => ({

@@ -2,7 +2,8 @@
  * Spark's math functions (group math_funcs): abs, rounding, powers and logarithms, mod and
  * pmod, the shifts, greatest/least, trigonometry, hex/bin/conv, factorial, width_bucket and the
  * try_ arithmetic. Doubles follow Java's StrictMath, which JavaScript's
- * Math matches for these functions to the last bit or within one unit in the last place.
+ * Math matches for these functions to the last bit or within one unit in the last place; EXP
+ * and POW are StrictMath's to the last bit (strict-math.ts).
  *
  * The try_ functions give NULL where Spark's 64-bit BIGINT result would overflow, and are exact
  * within that range (query/long.ts). With a DECIMAL argument the try_ functions are the
@@ -17,6 +18,7 @@ import { decimalOperand, integralWidth, typeText, widensToFloat, type TypeInfo }
 import { nullSafeBinary, nullSafeUnary } from './datetime-arithmetic';
 import { arithmetic, bounded, decimalFromDouble, decimalFromLong, LONG_DECIMAL, pow10, rescale, resultType, type DecimalType } from './decimal';
 import { asFloat } from './float';
+import { strictExp, strictPow } from './strict-math';
 import { SqlValidationError } from './sql-error';
 import { compareValues } from './ordering';
 
@@ -507,11 +509,11 @@ export const MATH_FUNCTIONS: Record<string, FunctionDef> = {
     min: 1, max: 2, typed: roundTyped(false), type: (a) => (a.every(isNumeric) ? (a[0] === 'long' ? 'long' : 'double') : 'expects numbers'),
     impl: ([v, s]) => roundHalfUp(v as number, (s as number | undefined) ?? 0),
   },
-  pow: { min: 2, max: 2, type: (a) => nums(a) ?? 'double', impl: ([x, y]) => (x as number) ** (y as number) },
-  power: { min: 2, max: 2, type: (a) => nums(a) ?? 'double', impl: ([x, y]) => (x as number) ** (y as number) },
+  pow: { min: 2, max: 2, type: (a) => nums(a) ?? 'double', impl: ([x, y]) => strictPow(x as number, y as number) },
+  power: { min: 2, max: 2, type: (a) => nums(a) ?? 'double', impl: ([x, y]) => strictPow(x as number, y as number) },
   sqrt: { min: 1, max: 1, type: (a) => nums(a) ?? 'double', impl: ([x]) => ((x as number) < 0 ? NaN : Math.sqrt(x as number)) },
   cbrt: { min: 1, max: 1, type: (a) => nums(a) ?? 'double', impl: ([x]) => Math.cbrt(x as number) },
-  exp: { min: 1, max: 1, type: (a) => nums(a) ?? 'double', impl: ([x]) => Math.exp(x as number) },
+  exp: { min: 1, max: 1, type: (a) => nums(a) ?? 'double', impl: ([x]) => strictExp(x as number) },
   // Spark: the log of a non-positive number is NULL.
   ln: { min: 1, max: 1, type: (a) => nums(a) ?? 'double', impl: ([x]) => ((x as number) <= 0 ? null : Math.log(x as number)) },
   log: {

@@ -70,34 +70,34 @@ function tokenize(f: string): FormatToken[] {
 
 const ORDER: FormatToken['kind'][][] = [['open'], ['minus', 'plusMinus'], ['dollar'], ['group'], ['point'], ['group'], ['dollar'], ['minus', 'plusMinus', 'close']];
 
-/** The format (upper-cased, as Spark reads it), or Spark's message about what is wrong with it. */
+/** The format (upper-cased, as Spark reads it), or Spark's message about what is wrong with it, ending in its error class. */
 export function numberFormat(text: string): NumberFormat | string {
   const f = text.toUpperCase();
   const tokens = tokenize(f);
   const at = (k: FormatToken['kind']) => tokens.findIndex((t) => t.kind === k);
   const pointAt = at('point');
-  if (f === '') return 'The format string cannot be empty';
-  if (at('group') < 0) return 'The format string requires at least one number digit';
-  if (at('dollar') >= 0 && at('group') < at('dollar')) return `Currency characters must appear before digits in the number format: '${text}'`;
+  if (f === '') return 'The format string cannot be empty (INVALID_FORMAT.EMPTY)';
+  if (at('group') < 0) return 'The format string requires at least one number digit (INVALID_FORMAT.WRONG_NUM_DIGIT)';
+  if (at('dollar') >= 0 && at('group') < at('dollar')) return `Currency characters must appear before digits in the number format: '${text}' (INVALID_FORMAT.CUR_MUST_BEFORE_DIGIT)`;
   const groups = tokens.map((t, i) => ({ t, i })).filter((x): x is { t: Group; i: number } => x.t.kind === 'group');
   for (const { t, i } of groups) {
     const before = pointAt < 0 || i < pointAt;
     const badSep = t.items.some((x, j) => x.kind === 'sep' && (j === 0 || j === t.items.length - 1 || t.items[j - 1].kind === 'sep' || t.items[j + 1].kind === 'sep'));
-    if (before && badSep) return `Thousands separators (, or G) must have digits in between them in the number format: '${text}'`;
-    if (!before && t.items.some((x) => x.kind === 'sep')) return `Thousands separators (, or G) may not appear after the decimal point in the number format: '${text}'`;
+    if (before && badSep) return `Thousands separators (, or G) must have digits in between them in the number format: '${text}' (INVALID_FORMAT.CONT_THOUSANDS_SEPS)`;
+    if (!before && t.items.some((x) => x.kind === 'sep')) return `Thousands separators (, or G) may not appear after the decimal point in the number format: '${text}' (INVALID_FORMAT.THOUSANDS_SEPS_MUST_BEFORE_DEC)`;
   }
   for (const k of ['point', 'plusMinus', 'minus', 'dollar', 'close'] as const) {
-    if (tokens.filter((t) => t.kind === k).length > 1) return `At most one ${k === 'point' ? 'decimal point' : k === 'dollar' ? 'dollar sign' : 'sign'} is allowed in the number format: '${text}'`;
+    if (tokens.filter((t) => t.kind === k).length > 1) return `At most one ${k === 'point' ? 'decimal point' : k === 'dollar' ? 'dollar sign' : 'sign'} is allowed in the number format: '${text}' (INVALID_FORMAT.WRONG_NUM_TOKEN)`;
   }
   let i = 0;
   for (const allowed of ORDER) if (i < tokens.length && allowed.includes(tokens[i].kind)) i++;
   if (i < tokens.length) {
     const t = tokens[i];
-    return `Unexpected ${t.kind === 'invalid' ? `character '${t.c}'` : t.kind} found in the format string '${text}'; the structure of the format string must match: [MI|S] [$] [0|9|G|,]* [.|D] [0|9]* [$] [PR|MI|S]`;
+    return `Unexpected ${t.kind === 'invalid' ? `character '${t.c}'` : t.kind} found in the format string '${text}'; the structure of the format string must match: [MI|S] [$] [0|9|G|,]* [.|D] [0|9]* [$] [PR|MI|S] (INVALID_FORMAT.UNEXPECTED_TOKEN)`;
   }
   const digits = (g: FormatToken) => (g.kind === 'group' ? g.runs.reduce((s, r) => s + r.n, 0) : 0);
   const precision = tokens.reduce((s, t) => s + digits(t), 0);
-  if (precision > 38) return `the number format '${text}' has ${precision} digits, over the 38 of a DECIMAL`;
+  if (precision > 38) return `the number format '${text}' has ${precision} digits, over the 38 of a DECIMAL (INVALID_FORMAT)`;
   const scale = pointAt < 0 ? 0 : tokens.slice(pointAt).reduce((s, t) => s + digits(t), 0);
   return { text, tokens, precision, scale };
 }

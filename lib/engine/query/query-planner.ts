@@ -371,7 +371,8 @@ const selectAll = (child: UnresolvedPlan, pos: Position): UnresolvedPlan => ({ k
  * read instead; an aggregate without GROUP BY or HAVING has one row whatever its input, and LIMIT 0
  * none, so EXISTS is known (true, false) without the query:
  * `EXISTS (SELECT count(*) FROM t WHERE t.k = o.k)` is true for every row, as in Spark, not only
- * where t has a matching row (the count bug). Any other query is left as it is.
+ * where t has a matching row (the count bug); a select list without FROM has its one row. Any
+ * other query is left as it is.
  */
 function existsRows(q: UnresolvedPlan): UnresolvedPlan | boolean {
   switch (q.kind) {
@@ -385,9 +386,12 @@ function existsRows(q: UnresolvedPlan): UnresolvedPlan | boolean {
     case 'Aggregate':
       // GROUPING SETS, ROLLUP and CUBE may group by no column (a row over no input).
       if (q.groupingExpressions.length === 0 || q.groupingExpressions.some((g) => g.kind === 'GroupingAnalytics')) return q.groupingExpressions.length === 0 ? true : q;
-      return selectAll(q.child, q.pos);
+      return existsRows(selectAll(q.child, q.pos));
     case 'Project':
-      return q.projectList.some(containsAggregate) ? true : q;
+      if (q.projectList.some(containsAggregate)) return true;
+      // Without FROM (Spark's OneRowRelation) it has that one row whatever it reads of the outer
+      // row (`EXISTS (SELECT t.a)`), unless a generator makes its rows.
+      return q.child.kind === 'OneRowRelation' && !q.projectList.some(readsGenerator) ? true : q;
     // Every member listed, so that a new one is a lint error until it is handled here.
     case 'Except': case 'Filter': case 'Generate': case 'Intersect': case 'Join': case 'Offset': case 'OneRowRelation': case 'Pivot':
     case 'RepartitionByExpression': case 'SubqueryAlias': case 'Union': case 'Unpivot': case 'UnresolvedHaving': case 'UnresolvedRelation':
@@ -396,6 +400,9 @@ function existsRows(q: UnresolvedPlan): UnresolvedPlan | boolean {
       return q;
   }
 }
+
+/** Whether a select item calls a generator (explode(…) and the like), which makes its rows. */
+const readsGenerator = (item: Expression) => someExpression(item, (x) => x.kind === 'UnresolvedFunction' && GENERATORS.has(x.nameParts.join('.').toLowerCase()));
 
 /** The expression with each EXISTS subquery reduced to what decides it (existsRows): a literal where that is known. */
 function reducedExists(e: Expression): Expression {

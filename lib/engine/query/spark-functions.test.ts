@@ -639,6 +639,9 @@ describe("Spark's function examples", () => {
     await expect(one("to_char(1, '9$')")).rejects.toThrow(/Currency characters must appear before digits/);
     await expect(one("to_number('1', CAST(n AS STRING))")).rejects.toThrow(/must be a literal/);
     await expect(one("to_number('12a', '999')")).rejects.toThrow(/INVALID_FORMAT.MISMATCH_INPUT/);
+    await expect(one("to_number('1.2,3', '9D9G9')")).rejects.toThrow(/\(INVALID_FORMAT\.THOUSANDS_SEPS_MUST_BEFORE_DEC\)/);
+    await expect(one("to_number('123,000', '999G')")).rejects.toThrow(/\(INVALID_FORMAT\.CONT_THOUSANDS_SEPS\)/);
+    await expect(one("to_char(1, '9$')")).rejects.toThrow(/\(INVALID_FORMAT\.CUR_MUST_BEFORE_DIGIT\)/);
     await expect(one("format_number(1.5, 'x')")).rejects.toThrow(/DecimalFormat patterns of # 0 , and \. only/);
     await expect(one("encode('a', 'EBCDIC')")).rejects.toThrow(/charset 'EBCDIC' is not supported/);
     await expect(one("from_utc_timestamp(TIMESTAMP '2024-01-01 00:00:00', 'Mars/Olympus')")).rejects.toThrow(/time zone 'Mars\/Olympus' is not known/);

@@ -8,8 +8,9 @@
  * A file's tables are Spark's views of static data: `CREATE [OR REPLACE] [TEMPORARY] VIEW
  * name [(cols)] AS SELECT …` (of VALUES, or of no table: one row) or `AS VALUES …`, and a
  * `CREATE TABLE name (col type, …) [USING …]` (or a `CREATE TEMPORARY VIEW name (col type, …)
- * USING …` of no path: no rows) filled by `INSERT INTO name VALUES …` or `INSERT INTO
- * name SELECT …` (of other tables) and emptied by `TRUNCATE TABLE name`, or `CREATE TABLE name
+ * USING …` of no path: no rows) filled by `INSERT INTO name VALUES …` (each value cast to its
+ * column's type) or `INSERT INTO name SELECT …` (of other tables), an INSERT that Spark refused
+ * inserting nothing, and emptied by `TRUNCATE TABLE name`, or `CREATE TABLE name
  * USING … AS SELECT …`. Each defines
  * a view for the file's later queries (goldenCases reads them in order). A query that reads views
  * runs through the engine's path for static data beside a stream: the views are the CTEs of a
@@ -178,12 +179,12 @@ export function goldenCases(name: string): GoldenCase[] {
     if (queries.length) {
       // Each source's columns by position, as INSERT INTO … SELECT takes them.
       const names = columns.map((_, i) => `col${i + 1}`).join(', ');
-      const sources = [...(rows.length ? [`SELECT * FROM VALUES ${rows.join(', ')}`] : []), ...queries.map((q, i) => `SELECT * FROM (${q}) AS inserted${i}(${names})`)];
+      const sources = [...(rows.length ? [`SELECT * FROM VALUES ${rows.map(castRow(columns)).join(', ')}`] : []), ...queries.map((q, i) => `SELECT * FROM (${q}) AS inserted${i}(${names})`)];
       define({ name: table, sql: `SELECT ${cast} FROM (${sources.join(' UNION ALL ')}) AS ${table}_rows(${names})` });
       return;
     }
     // A table of no rows: one row of NULLs filtered out.
-    const values = rows.length ? rows.join(', ') : `(${columns.map(() => 'NULL').join(', ')})`;
+    const values = rows.length ? rows.map(castRow(columns)).join(', ') : `(${columns.map(() => 'NULL').join(', ')})`;
     define({ name: table, sql: `SELECT ${cast} FROM VALUES ${values}${rows.length ? '' : ' WHERE false'}` });
   };
   // The settings a SET changed: Spark's files SET a key, then SET it back (or RESET it); the queries between answer under it.
@@ -225,6 +226,13 @@ export function goldenCases(name: string): GoldenCase[] {
     const insertQuery = /^\s*insert\s+into\s+(\w+)\s+((?:select|with)\b[^]*?)\s*$/i.exec(sql);
     const drop = /^\s*drop\s+(?:view|table)\s+(?:if\s+exists\s+)?(\w+)\s*$/i.exec(sql);
     const set = /^\s*set\s+([\w.]+)\s*=\s*(.*?)\s*$/i.exec(sql);
+    const refused = (name: string, undo: () => void): GoldenCase => {
+      const answered = { ...c, views };
+      undo();
+      tableView(name);
+      inDatabase(name);
+      return answered;
+    };
     const unset = /^\s*reset\s+([\w.]+)\s*$/i.exec(sql);
     if (set) {
       const key = set[1].toLowerCase();
@@ -267,12 +275,17 @@ export function goldenCases(name: string): GoldenCase[] {
       tableView(table[1]);
       inDatabase(table[1]);
     } else if (insert && tables.has(insert[1].toLowerCase())) {
-      tables.get(insert[1].toLowerCase())!.rows.push(...valueRows(insert[2]));
+      const { rows } = tables.get(insert[1].toLowerCase())!;
+      rows.push(...valueRows(insert[2]));
       tableView(insert[1]);
       inDatabase(insert[1]);
+      // An INSERT that Spark refused inserted nothing: Weir answers it over its rows, the later queries read the table without them.
+      if (c.output !== '') return refused(insert[1], () => rows.splice(rows.length - valueRows(insert[2]).length));
     } else if (insertQuery && tables.has(insertQuery[1].toLowerCase()) && !reads(insertQuery[2], insertQuery[1])) {
-      tables.get(insertQuery[1].toLowerCase())!.queries.push(insertQuery[2]);
+      const { queries } = tables.get(insertQuery[1].toLowerCase())!;
+      queries.push(insertQuery[2]);
       tableView(insertQuery[1]);
+      if (c.output !== '') return refused(insertQuery[1], () => queries.pop());
     } else if (truncate && tables.has(truncate[1].toLowerCase())) {
       Object.assign(tables.get(truncate[1].toLowerCase())!, { rows: [], queries: [] });
       tableView(truncate[1]);
@@ -286,6 +299,17 @@ export function goldenCases(name: string): GoldenCase[] {
     return table || tableAs || insert || insertQuery || truncate || view ? { ...c, views } : c;
   });
 }
+
+/**
+ * A row of `INSERT INTO t VALUES …` with each value cast to its column's type, as Spark's INSERT
+ * casts the statement's values: a table's rows are one VALUES list, whose column would otherwise
+ * widen every row's value with the others' (a DECIMAL of 27 digits with a DOUBLE NaN of another
+ * row to a DOUBLE, losing its last digits). A row of the wrong arity is left as written.
+ */
+const castRow = (columns: readonly { type: string }[]) => (row: string): string => {
+  const values = selectItems(row.slice(1, -1));
+  return values.length === columns.length ? `(${values.map((v, i) => `CAST(${v.trim()} AS ${columns[i].type})`).join(', ')})` : row;
+};
 
 /** The rows of `INSERT INTO t VALUES (1, 2), (3, 4)`: each parenthesized. */
 function valueRows(values: string): string[] {
