@@ -39,7 +39,7 @@ const SORT_PREFIX = '__sort';
 
 type Call = Extract<Expression, { kind: 'UnresolvedFunction' }>;
 
-const isAggregateCall = (e: Expression): e is Call =>
+export const isAggregateCall = (e: Expression): e is Call =>
   e.kind === 'UnresolvedFunction' && e.nameParts.length === 1 && isAggregateFunctionName(e.nameParts[0]);
 
 /**

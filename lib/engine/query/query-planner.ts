@@ -33,7 +33,7 @@ import { BooleanType, IntegerType, LongType, type DataType } from './parser/data
 import { parseDataType } from './parser/data-type-parser';
 import { resolveSubquery, type Resolved } from './resolved-plan';
 import { conjunctionOf, splitConjunctivePredicates, VALUES_RELATION, type BinaryOp, type Expression, type LogicalPlan as UnresolvedPlan, type Position } from './parser/unresolved-plan';
-import { buildAggregation, buildSortAndLimit, checkStarWithGroupByPosition, containsAggregate, groupingItem, isAggregation, isDistinctOverAggregation, missingSortReferences, sortOverMissingReferences, windowInGrouping, type SortClause } from './aggregate-planner';
+import { buildAggregation, buildSortAndLimit, isAggregateCall, checkStarWithGroupByPosition, containsAggregate, groupingItem, isAggregation, isDistinctOverAggregation, missingSortReferences, sortOverMissingReferences, windowInGrouping, type SortClause } from './aggregate-planner';
 import { isAggregateFunctionName } from './aggregate-functions';
 import { buildStreamStaticJoin, firstStaticTable, tableOrViewNotFound } from './join-planner';
 import { isDeterministic } from './random-functions';
@@ -2548,7 +2548,7 @@ function exceptStar(columns: readonly StarColumn[], except: readonly (readonly s
 function checkNoAggregateInWhere(where: Expression): void {
   const found: Expression[] = [];
   someExpression(where, (x) => {
-    if (x.kind === 'UnresolvedFunction' && x.nameParts.length === 1 && isAggregateFunctionName(x.nameParts[0])) found.push(x);
+    if (isAggregateCall(x)) found.push(x);
     return false;
   }, (x) => x.kind !== 'UnresolvedWindowExpression');
   if (found.length === 0) return;
