@@ -23,7 +23,7 @@ export interface Field {
    * `struct`: Spark's StructType, a plain object whose fields are `fields` (from_json's result);
    * `window` is the struct { start, end } of timestamps a window aggregation outputs.
    */
-  type: ColumnType | 'decimal' | 'date' | 'day_time_interval' | 'year_month_interval' | 'calendar_interval' | 'window' | 'struct' | 'array' | 'map' | 'unknown';
+  type: ColumnType | 'decimal' | 'date' | 'day_time_interval' | 'year_month_interval' | 'calendar_interval' | 'variant' | 'window' | 'struct' | 'array' | 'map' | 'unknown';
   nullable?: boolean;
   /**
    * A `long`'s width when it is one of Spark's narrower integral types: INT 32, SMALLINT 16,

@@ -119,6 +119,8 @@ function pgTypeFor(field: Field, sample?: unknown): string {
     // jsonb for every array and map, not text[] for ARRAY<STRING>: one mapping for every element
     // type (nested arrays, maps, structs, NULL elements), the JSON sinks' text, and jsonb operators.
     case 'array': case 'map': return 'jsonb';
+    // A VARIANT is a JSON value: jsonb, written as to_json writes it.
+    case 'variant': return 'jsonb';
     case 'decimal': return `numeric(${field.precision ?? 38},${field.scale ?? 0})`;
     case 'day_time_interval': case 'year_month_interval': return 'interval';
     // Spark's JDBC writer has no type for it (cannotGetJdbcTypeError).
@@ -173,7 +175,7 @@ export function outputColumns(schema: Schema, rows: readonly Row[]): OutputColum
       cols.push({ name: f.name, createType: f.ntz ? 'timestamp' : 'timestamptz', get: (row) => { const v = row[f.name]; return typeof v === 'number' ? (f.ntz ? isoTimestamp(v).slice(0, -1) : isoTimestamp(v)) : (v ?? null); } });
     } else if (f.type === 'date') {
       cols.push({ name: f.name, createType: 'date', get: (row) => renderDate(row[f.name] ?? null) });
-    } else if (f.type === 'array' || f.type === 'map' || f.type === 'struct') {
+    } else if (f.type === 'array' || f.type === 'map' || f.type === 'struct' || f.type === 'variant') {
       cols.push({ name: f.name, createType: 'jsonb', get: (row) => { const v = renderValue(row[f.name], f); return v === null ? null : stringifyJson(v); } });
     } else if (f.type === 'day_time_interval' || f.type === 'year_month_interval') {
       // PostgreSQL reads `90061000000 microseconds` and `14 months` exactly.

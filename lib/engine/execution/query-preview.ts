@@ -244,7 +244,7 @@ function previewValue(v: unknown, f: Field): unknown {
     case 'string': case 'boolean':
       return v;
     // Every member listed, so that a new one is a lint error until it is handled here.
-    case 'decimal': case 'date': case 'timestamp': case 'binary': case 'day_time_interval': case 'year_month_interval': case 'calendar_interval':
+    case 'decimal': case 'date': case 'timestamp': case 'binary': case 'day_time_interval': case 'year_month_interval': case 'calendar_interval': case 'variant':
       return prettyString(v, f);
   }
 }

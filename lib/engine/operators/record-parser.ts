@@ -85,7 +85,8 @@ export function coerceField(v: unknown, field: Field, fromText: boolean): { ok: 
     case 'day_time_interval': case 'year_month_interval':
       return readInterval(v, field);
     // A CalendarInterval is no column type (fieldOfDataType).
-    case 'unknown': case 'calendar_interval':
+    // A VARIANT is no source column type (variantColumnRefusal).
+    case 'unknown': case 'calendar_interval': case 'variant':
     default:
       return { ok: true, value: v };
   }

@@ -63,7 +63,7 @@ function toWeir(a: ArrowModule, v: unknown, f: Field): unknown {
     // No column is a CalendarInterval (fieldOfDataType), and no Parquet file holds one (unreadableReason).
     case 'string':
     case 'unknown':
-    case 'calendar_interval':
+    case 'calendar_interval': case 'variant':
       return String(v);
     case 'boolean':
       return v;

@@ -157,6 +157,7 @@ function flatColumn(a: ArrowModule, f: Field, rows: Row[]): Arrow.Data | undefin
     case 'struct':
     case 'window':
     case 'calendar_interval':
+    case 'variant':
       return undefined;
   }
 }
@@ -182,7 +183,7 @@ function builderValue(v: unknown, f: Field): unknown {
       return { start: w.start, end: w.end };
     }
     // Refused by arrowTypeOf before any value is built.
-    case 'calendar_interval':
+    case 'calendar_interval': case 'variant':
       return null;
     case 'struct': {
       const o = v as Row;
@@ -224,7 +225,7 @@ function holdsTimestamp(f: Field): boolean {
     case 'array': return f.elementType !== undefined && holdsTimestamp(f.elementType);
     case 'map': return f.valueType !== undefined && holdsTimestamp(f.valueType);
     case 'binary': case 'boolean': case 'date': case 'day_time_interval': case 'decimal': case 'double': case 'long': case 'string': case 'unknown': case 'year_month_interval':
-    case 'calendar_interval':
+    case 'calendar_interval': case 'variant':
       return false;
   }
 }
@@ -266,7 +267,7 @@ function withMicros(data: Arrow.Data, values: readonly unknown[], f: Field): voi
       return;
     }
     case 'binary': case 'boolean': case 'date': case 'day_time_interval': case 'decimal': case 'double': case 'long': case 'string': case 'unknown': case 'year_month_interval':
-    case 'calendar_interval':
+    case 'calendar_interval': case 'variant':
       return;
   }
 }

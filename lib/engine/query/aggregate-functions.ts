@@ -29,7 +29,7 @@ import { hllAdd, hllCreate, hllEstimate, precisionFor } from '../operators/hyper
 import {
   bitAggregate, boolAggregate, collect, countIf, extremumBy, firstLast, isMergeableCollect, listAgg, mergeCollect, SKIP_ROW, tryAvgLong, trySumLong, updateCollect, type CollectOp,
 } from './collect-aggregates';
-import { elementOf, fieldOfType, isOrderable, typeText, type TypeInfo } from './data-types';
+import { elementOf, fieldOfType, holdsVariant, isOrderable, typeText, type TypeInfo } from './data-types';
 import { compareValues } from './ordering';
 import type { Field } from '../types';
 import type { AggregateFunction, AggregateOp } from './function-types';
@@ -622,7 +622,8 @@ function resolve(name: string, call: AggregateCall, text: string): AggregateFunc
   // Spark orders structs and arrays (field by field, element by element), never maps.
   const needOrderable = (t: TypeInfo) => {
     if (!isOrderable(t)) {
-      fail(`The \`${name}\` does not support ordering on type "${typeText(t)}" (a map has no order); take ${name}() of map_keys(…), map_values(…) or an element_at(…)`, 'DATATYPE_MISMATCH.INVALID_ORDERING_TYPE');
+      const instead = holdsVariant(t) ? `(a VARIANT has no order); take ${name}() of variant_get(v, '$.path', 'type')` : `(a map has no order); take ${name}() of map_keys(…), map_values(…) or an element_at(…)`;
+      fail(`The \`${name}\` does not support ordering on type "${typeText(t)}" ${instead}`, 'DATATYPE_MISMATCH.INVALID_ORDERING_TYPE');
     }
   };
   const numeric = arg !== undefined && (arg.type === 'long' || arg.type === 'double' || arg.type === 'null');

@@ -54,7 +54,7 @@ export function fitsInteger(source: TypeInfo, bits: IntegralBits | 64): (v: unkn
     }
     // A boolean, a timestamp's seconds and NULL always fit; nothing else casts to an integer.
     case 'boolean': case 'timestamp': case 'null': case 'date': case 'binary': case 'array': case 'map': case 'struct':
-    case 'day_time_interval': case 'year_month_interval': case 'calendar_interval':
+    case 'day_time_interval': case 'year_month_interval': case 'calendar_interval': case 'variant':
       return () => true;
   }
 }

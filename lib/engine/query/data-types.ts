@@ -90,7 +90,7 @@ export function typeOfField(f: Field): TypeInfo {
       return { type: f.type, ...(f.ntz ? { ntz: true as const } : {}), ...(f.watermarkDelayMs === undefined ? {} : { watermarkDelayMs: f.watermarkDelayMs }) };
     case 'double':
       return f.float32 ? { type: 'double', float32: true } : { type: 'double' };
-    case 'string': case 'boolean': case 'binary': case 'date': case 'calendar_interval':
+    case 'string': case 'boolean': case 'binary': case 'date': case 'calendar_interval': case 'variant':
       return { type: f.type };
   }
 }
@@ -119,13 +119,33 @@ export function fieldOfType(name: string, t: TypeInfo, nullable = true): Field {
 /**
  * Whether values of `t` have an order (Spark's RowOrdering.isOrderable): everything but a map and
  * a CalendarInterval (a month has no fixed length, so `1 months` and `30 days` are neither equal
- * nor ordered), and arrays and structs of orderable types.
+ * nor ordered), nor a VARIANT (Spark 4 gives it no order nor equality), and arrays and structs
+ * of orderable types.
  */
 export function isOrderable(t: TypeInfo | Field): boolean {
-  if (t.type === 'map' || t.type === 'calendar_interval') return false;
+  if (t.type === 'map' || t.type === 'calendar_interval' || t.type === 'variant') return false;
   if (t.type === 'array') return t.elementType === undefined || isOrderable(t.elementType);
   if (t.type === 'struct') return (t.fields ?? []).every(isOrderable);
   return true;
+}
+
+/**
+ * Why a reader (a source's schema, from_json, from_csv, from_xml) cannot read the column `f` yet:
+ * it is or holds a VARIANT, which Spark builds from the text of the value and Weir reads only
+ * with parse_json, exactly; undefined for any other type.
+ */
+export function variantColumnRefusal(f: Field): string | undefined {
+  if (!holdsVariant(f)) return undefined;
+  return `${f.name} is ${typeText(f)}: Weir reads a VARIANT from a record's text only with parse_json(); read the JSON as a STRING and write parse_json(<column>)`;
+}
+
+/** Whether `t` is or holds a VARIANT (an array's element, a struct's field, a map's value). */
+export function holdsVariant(t: TypeInfo | Field): boolean {
+  if (t.type === 'variant') return true;
+  if (t.type === 'array') return t.elementType !== undefined && holdsVariant(t.elementType);
+  if (t.type === 'map') return t.valueType !== undefined && holdsVariant(t.valueType);
+  if (t.type === 'struct') return (t.fields ?? []).some(holdsVariant);
+  return false;
 }
 
 /**
@@ -157,7 +177,7 @@ export function floatingNumbersNormalizer(t: TypeInfo | Field): ((v: unknown) =>
     }
     // Every member listed, so that a new one is a lint error until it is handled here.
     case 'binary': case 'boolean': case 'date': case 'day_time_interval': case 'decimal': case 'long': case 'map': case 'null':
-    case 'string': case 'timestamp': case 'unknown': case 'window': case 'year_month_interval': case 'calendar_interval':
+    case 'string': case 'timestamp': case 'unknown': case 'window': case 'year_month_interval': case 'calendar_interval': case 'variant':
     default:
       return undefined;
   }
@@ -182,7 +202,7 @@ export function typeText(t: TypeInfo | Field): string {
     case 'day_time_interval': case 'year_month_interval': return intervalTypeText(t.type, t.interval);
     case 'calendar_interval': return 'INTERVAL';
     // Every member listed, so that a new one is a lint error until it is handled here.
-    case 'binary': case 'boolean': case 'date': case 'null': case 'string': case 'unknown': case 'window':
+    case 'binary': case 'boolean': case 'date': case 'null': case 'string': case 'unknown': case 'window': case 'variant':
     default: return t.type.toUpperCase();
   }
 }
@@ -199,7 +219,7 @@ export function simpleTypeString(t: TypeInfo | Field): string {
     case 'struct': return `struct<${(info.fields ?? []).map((f) => `${f.name}:${simpleTypeString(f)}`).join(',')}>`;
     case 'null': return 'void';
     case 'binary': case 'boolean': case 'date': case 'decimal': case 'double': case 'long': case 'string': case 'timestamp':
-    case 'day_time_interval': case 'year_month_interval': case 'calendar_interval':
+    case 'day_time_interval': case 'year_month_interval': case 'calendar_interval': case 'variant':
       return typeText(info).toLowerCase();
   }
 }
@@ -246,7 +266,7 @@ function equalsIgnoreNameAndCompatibleNullability(from: Field, to: Field): boole
       return schemasEqualIgnoreNameAndCompatibleNullability(windowFields(from), windowFields(to));
     // Every member listed, so that a new one is a lint error until it is handled here.
     case 'binary': case 'boolean': case 'date': case 'day_time_interval': case 'decimal': case 'double': case 'long':
-    case 'string': case 'timestamp': case 'unknown': case 'year_month_interval': case 'calendar_interval':
+    case 'string': case 'timestamp': case 'unknown': case 'year_month_interval': case 'calendar_interval': case 'variant':
       return typeText(from) === typeText(to);
   }
 }
@@ -273,7 +293,7 @@ export function fieldOfDataType(name: string, t: DataType, nullable = true): Fie
     case 'string': case 'char': case 'varchar': return { name, type: 'string', nullable };
     case 'timestamp': return { name, type: 'timestamp', nullable };
     case 'timestamp_ntz': return { name, type: 'timestamp', ntz: true, nullable };
-    case 'boolean': case 'binary': case 'date': return { name, type: t.kind, nullable };
+    case 'boolean': case 'binary': case 'date': case 'variant': return { name, type: t.kind, nullable };
     case 'decimal': return { name, type: 'decimal', precision: t.precision, scale: t.scale, nullable };
     case 'array': {
       const e = fieldOfDataType('element', t.elementType, t.containsNull);

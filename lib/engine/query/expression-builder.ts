@@ -59,6 +59,7 @@ function sqlTypeOf(t: DataType): SqlType | undefined {
     case 'binary': return 'binary';
     // `INTERVAL` alone: Spark's CalendarIntervalType (calendar-interval.ts).
     case 'calendar_interval': return 'calendar_interval';
+    case 'variant': return 'variant';
     case 'null': case 'array': case 'map': case 'struct': case 'day_time_interval': case 'year_month_interval':
     default: return undefined;
   }
@@ -550,7 +551,7 @@ export class ExpressionBuilder {
         return { kind: 'literal', value: toLong(e.value as bigint), type: 'day_time_interval', interval: { start: t.startField, end: t.endField }, pos };
       case 'year_month_interval':
         return { kind: 'literal', value: e.value, type: 'year_month_interval', interval: { start: t.startField, end: t.endField }, pos };
-      case 'array': case 'map': case 'struct': case 'calendar_interval':
+      case 'array': case 'map': case 'struct': case 'calendar_interval': case 'variant':
       default:
         throw notSupportedYet(`The ${dataTypeSql(t)} literal`, pos);
     }

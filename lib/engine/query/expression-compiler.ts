@@ -13,7 +13,7 @@ import { compileCorrelatedSubquery, compileOuterReference } from './correlated-s
 import { sqlFunctionCatalog } from './function-catalog';
 import { levenshtein } from './string-functions';
 import type { Field, Schema } from '../types';
-import { decimalOperand, elementOf, fieldOfType, integralWidth, isMapKeyType, isOrderable, sameType, typeOfField, typeText, widensToFloat, type TypeInfo } from './data-types';
+import { decimalOperand, elementOf, fieldOfType, holdsVariant, integralWidth, isMapKeyType, isOrderable, sameType, typeOfField, typeText, widensToFloat, type TypeInfo } from './data-types';
 import { GENERATORS } from './generators';
 import type { CompiledLambda, LambdaCompiler } from './higher-order-functions';
 import { FUNCTION_REGISTRY } from './function-registry';
@@ -31,6 +31,8 @@ import { compareValues, sqlEquals } from './ordering';
 import { SqlValidationError } from './sql-error';
 import { canCast, castIntegral, castValue, isInterval, isNumeric, unifyTypes, widerTypeForTwo, type ExprType } from './sql-values';
 import { fitsInteger } from './cast-functions';
+import { castsWithVariant, toVariant, variantCaster, type ScalarTryCast } from './variant-casts';
+import type { Variant } from './variant';
 import { parseTimestampLiteral, specialDatetimeCast } from './expression-builder';
 import {
   arithmetic, formatDecimal, pow10, rescale, resultType, toPrecision, widerDecimalType,
@@ -134,7 +136,7 @@ function comparisonStringType(s: TypeInfo, other: TypeInfo): TypeInfo | undefine
     // Beside a BINARY its bytes (non-ANSI: `'1' = X'31'` is true).
     case 'binary': return { type: 'binary' };
     // A string beside a string or NULL is no promotion.
-    case 'string': case 'null': case 'day_time_interval': case 'year_month_interval': case 'calendar_interval': case 'array': case 'map': case 'struct':
+    case 'string': case 'null': case 'day_time_interval': case 'year_month_interval': case 'calendar_interval': case 'array': case 'map': case 'struct': case 'variant':
     default: return undefined;
   }
 }
@@ -431,11 +433,14 @@ function complexCast(from: TypeInfo, to: Field): ((v: unknown) => unknown) | str
     }
     // The builder makes a nested CAST only for these three; listed so a new type is a lint error here.
     case 'binary': case 'boolean': case 'date': case 'day_time_interval': case 'decimal': case 'double': case 'long': case 'string':
-    case 'timestamp': case 'unknown': case 'window': case 'year_month_interval': case 'calendar_interval':
+    case 'timestamp': case 'unknown': case 'window': case 'year_month_interval': case 'calendar_interval': case 'variant':
     default:
       return `Not a nested type: ${typeText(to)}.`;
   }
 }
+
+/** What to do instead of comparing VARIANTs, which Spark neither orders nor compares. */
+const UNORDERED_VARIANT = 'Compare a value read from it: variant_get(v, \'$.path\', \'type\'), or to_json(v).';
 
 /** What to do instead of comparing CalendarIntervals, which Spark neither orders nor compares. */
 const UNORDERED_INTERVAL = 'Compare CAST(… AS STRING), or an ANSI interval (make_ym_interval, make_dt_interval), which has an order.';
@@ -448,13 +453,13 @@ const UNORDERED_INTERVAL = 'Compare CAST(… AS STRING), or an ANSI interval (ma
  */
 export function checkForOrderingExpr(e: Expr, t: TypeInfo, fn: string, text = exprToString(e)): void {
   if (isOrderable(t)) return;
-  const hint = isMapKeyType(t) ? UNORDERED_INTERVAL : 'Compare the maps\' keys or values (map_keys, map_values, a key\'s value).';
+  const hint = holdsVariant(t) ? UNORDERED_VARIANT : isMapKeyType(t) ? UNORDERED_INTERVAL : 'Compare the maps\' keys or values (map_keys, map_values, a key\'s value).';
   throw new SqlValidationError(`Cannot resolve "${text}" due to data type mismatch: The \`${fn}\` does not support ordering on type "${typeText(t)}". ${hint}`,
     e.pos, e.kind, 'DATATYPE_MISMATCH.INVALID_ORDERING_TYPE');
 }
 
 /** The types a function returns (its type() gives a message otherwise). */
-const RESULT_TYPES: string[] = ['long', 'double', 'decimal', 'string', 'boolean', 'timestamp', 'date', 'binary', 'day_time_interval', 'year_month_interval', 'calendar_interval', 'null'];
+const RESULT_TYPES: string[] = ['long', 'double', 'decimal', 'string', 'boolean', 'timestamp', 'date', 'binary', 'day_time_interval', 'year_month_interval', 'calendar_interval', 'variant', 'null'];
 
 /** Finds a column by exact name, else by a unique case-insensitive match. */
 export function resolveColumn(schema: Schema, name: string): Schema[number] | undefined {
@@ -562,6 +567,13 @@ export function expressionType(e: Expr, schema: Schema): TypeInfo {
 export function typeOfCompiled({ eval: _eval, ...type }: CompiledExpr): TypeInfo {
   return type;
 }
+
+/** Spark's TRY cast of one value of `from` to `to` (what a variant's scalar casts by: variant-casts.ts). */
+const scalarTryCast: ScalarTryCast = (from, to) => {
+  const target = { to: to.type as SqlType, ...(to.decimal ? { decimal: to.decimal } : {}), ...(to.integral ? { integral: to.integral } : {}), ...(to.float32 ? { float32: true as const } : {}), ...(to.ntz ? { ntz: true as const } : {}) };
+  const c = compileExpression({ kind: 'cast', arg: { kind: 'column', name: 'v' }, ...target, try: true }, [fieldOfType('v', from)]);
+  return (v, ctx) => c.eval({ v }, ctx);
+};
 
 /**
  * Spark's TRY_CAST of `a` as `e` (compiled as the CAST `cast`): NULL where a number or text does not
@@ -841,6 +853,7 @@ class ExpressionCompiler implements LambdaCompiler {
 
   /** Spark's Cast of `e.arg`, compiled as `a`, to the type `e` names (ANSI off: NULL where text does not parse). */
   private cast(e: Extract<Expr, { kind: 'cast' }>, a: CompiledExpr): CompiledExpr {
+    if (a.type === 'variant' || e.to === 'variant') return this.variantCast(e, a);
     if (e.target) {
       const convert = complexCast(a, e.target);
       if (typeof convert === 'string') this.mismatch(e, 'CAST_WITHOUT_SUGGESTION', `cannot cast "${typeText(a)}" to "${castTypeText(e)}".`, convert);
@@ -917,6 +930,29 @@ class ExpressionCompiler implements LambdaCompiler {
     }
     if (from === 'string' && to === 'timestamp') return stringToTimestamp(a.eval);
     return { type: to, ...(toDec ? { decimal: toDec } : {}), eval: (r, c) => castValue(a.eval(r, c), from, to, fromDec, toDec) };
+  }
+
+  /**
+   * A CAST to or from a VARIANT (variant-casts.ts): from one, NULL where the value does not cast
+   * (ANSI off), INVALID_VARIANT_CAST for variant_get's cast (`failOnError`); to one, from the
+   * atomic types and arrays of them Spark allows.
+   */
+  private variantCast(e: Extract<Expr, { kind: 'cast' }>, a: CompiledExpr): CompiledExpr {
+    const to: TypeInfo = e.target
+      ? typeOfField(e.target)
+      : { type: e.to, ...(e.decimal ? { decimal: e.decimal } : {}), ...(e.integral ? { integral: e.integral } : {}), ...(e.float32 ? { float32: true } : {}), ...(e.ntz ? { ntz: true } : {}), ...(e.interval ? { interval: e.interval } : {}) };
+    const get = a.eval;
+    const refuse = (): never => this.mismatch(e, 'CAST_WITHOUT_SUGGESTION', `cannot cast "${typeText(a)}" to "${typeText(to)}".`, `Cannot cast ${typeText(a)} to ${typeText(to)}.`);
+    if (a.type === 'null') return { ...to, eval: () => null };
+    if (a.type !== 'variant') {
+      // CAST(x AS VARIANT): atomic types and arrays of them; a struct or map through to_variant_object.
+      if (!castsWithVariant(a, false)) refuse();
+      const convert = toVariant(a);
+      return { type: 'variant', eval: (r, c) => { const v = get(r, c); return v === null || v === undefined ? null : convert(v); } };
+    }
+    if (!castsWithVariant(to)) refuse();
+    const convert = variantCaster(to, e.failOnError === true, scalarTryCast);
+    return { ...to, eval: (r, c) => { const v = get(r, c); return v === null || v === undefined ? null : convert(v as Variant, c); } };
   }
 
   /**
@@ -1755,6 +1791,12 @@ class ExpressionCompiler implements LambdaCompiler {
     const written = args;
     // The arguments whose value is the result (def.valueArgs), by index; none for other functions.
     const valueIdx = def.valueArgs === undefined ? [] : def.valueArgs === 'all' ? args.map((_, i) => i) : def.valueArgs.filter((i) => i < args.length);
+    // Spark casts a VARIANT implicitly to no type: only a function that takes one, or passes its
+    // value through (coalesce, if), reads it; concat(v) is refused, not v's object text.
+    const variantArg = args.findIndex((a, i) => holdsVariant(a) && !valueIdx.includes(i));
+    if (variantArg >= 0 && !def.takesVariant) {
+      this.mismatch(e, 'UNEXPECTED_INPUT_TYPE', `the parameter ${variantArg + 1} of ${e.name} does not take the "${typeText(args[variantArg])}" type.`, `Read a value from it first: variant_get(v, '$.path', 'type'), CAST(v AS STRING) or to_json(v)`);
+    }
     const valuesOf = () => valueIdx.map((i) => args[i]);
     // The value arguments unified to one type (unifyAll), each replaced by its value as that type.
     const unifyValues = (stringPromotion: boolean) => {

@@ -18,7 +18,7 @@ import type { ScalarSubquery } from './logical-plan';
  * A type a literal or a CAST can have: a `decimal` carries its DecimalType beside it;
  * `calendar_interval` is Spark's CalendarIntervalType (`interval`, calendar-interval.ts).
  */
-export type SqlType = ColumnType | 'decimal' | 'date' | IntervalKind | 'calendar_interval';
+export type SqlType = ColumnType | 'decimal' | 'date' | IntervalKind | 'calendar_interval' | 'variant';
 
 /** 1-based position in the SQL text. */
 export interface SqlPosition {
@@ -72,7 +72,7 @@ export type Expr = Base &
      * CAST the query wrote: a name made of the expression does not show it (Spark names a column
      * before it coerces), the explain does (`explainExprToString`).
      */
-    | { kind: 'cast'; arg: Expr; to: SqlType | 'array' | 'map' | 'struct'; decimal?: DecimalType; integral?: IntegralBits; float32?: true; ntz?: true; interval?: IntervalFields; target?: Field; implicit?: true; try?: true }
+    | { kind: 'cast'; arg: Expr; to: SqlType | 'array' | 'map' | 'struct'; decimal?: DecimalType; integral?: IntegralBits; float32?: true; ntz?: true; interval?: IntervalFields; target?: Field; implicit?: true; try?: true; failOnError?: true }
     /**
      * `subscript`: written `a[i]` (the call is get(a, i)), and shown so. `operator`: written
      * `a << b` (the call is shiftleft(a, b)), and shown `(a << b)`, as Spark's FUNC_ALIAS.

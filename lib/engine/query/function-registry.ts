@@ -37,6 +37,7 @@ import { REGEXP_ARRAY_FUNCTIONS, REGEXP_FUNCTIONS } from './regexp-functions';
 import { STRING_ENCODING_FUNCTIONS } from './string-encoding-functions';
 import { STRING_ARRAY_FUNCTIONS, STRING_FUNCTIONS } from './string-functions';
 import { URL_FUNCTIONS } from './url-functions';
+import { VARIANT_FUNCTIONS } from './variant-functions';
 import { XML_DATA_SOURCE_FUNCTIONS } from './xml-data-functions';
 import { XML_FUNCTIONS } from './xml-functions';
 
@@ -126,6 +127,7 @@ export const FUNCTION_REGISTRY: ReadonlyMap<string, RegisteredFunction> = buildF
     { kind: 'scalar', group: 'misc', defs: DATASKETCHES_FUNCTIONS },
     { kind: 'scalar', group: 'datetime', defs: DATETIME_FUNCTIONS },
     { kind: 'scalar', group: 'json', defs: JSON_SHAPE_FUNCTIONS },
+    { kind: 'scalar', group: 'json', defs: VARIANT_FUNCTIONS },
     { kind: 'scalar', group: 'csv', defs: CSV_FUNCTIONS },
     { kind: 'scalar', group: 'xml', defs: XML_FUNCTIONS },
     { kind: 'scalar', group: 'xml', defs: XML_DATA_SOURCE_FUNCTIONS },

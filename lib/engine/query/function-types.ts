@@ -69,6 +69,8 @@ export interface FunctionDef extends CallRewrite {
   exactLongs?: boolean;
   /** NULL argument → NULL result, checked before `impl` runs (default true). */
   nullIntolerant?: boolean;
+  /** Takes a VARIANT argument as it is (the variant functions); no other function reads one. */
+  takesVariant?: true;
   /** A TIMESTAMP result is a TIMESTAMP_NTZ (to_timestamp_ntz, make_timestamp_ntz). */
   resultNTZ?: boolean;
   /** A TIMESTAMP result is a TIMESTAMP_NTZ when this argument is one (Spark's TimestampAdd keeps its timestamp's type). */

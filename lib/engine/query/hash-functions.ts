@@ -189,6 +189,8 @@ function hashOf<S>(t: TypeInfo, h: Hasher<S>): ((v: unknown, seed: S) => S) | st
       }, seed);
     }
     case 'map': return 'MAP';
+    // Spark's HASH_VARIANT_TYPE.
+    case 'variant': return 'VARIANT';
     default: return typeText(t);
   }
 }
@@ -205,6 +207,9 @@ function compileHash<S>(h: Hasher<S>, seed: S, result: (s: S) => unknown, type: 
       const f = hashOf(a, h);
       if (f === 'MAP') {
         c.mismatch(e, 'HASH_MAP_TYPE', `Input to the function \`${e.name}\` cannot contain elements of the "MAP" type. In Spark, same maps may have different hashcode, thus hash expressions are prohibited on "MAP" elements.`, 'Hash the map\'s sorted entries instead, such as array_sort(map_entries(m)).');
+      }
+      if (f === 'VARIANT') {
+        c.mismatch(e, 'HASH_VARIANT_TYPE', `Input to the function \`${e.name}\` cannot contain elements of the "VARIANT" type yet.`, 'Hash its JSON instead: to_json(v).');
       }
       if (typeof f === 'string') return c.fail(e, `${e.name}() cannot hash a ${f}`);
       return f;

@@ -12,13 +12,14 @@
  *   leaves out NULL fields (Spark's `ignoreNullFields` default); its options `timestampFormat`,
  *   `timestampNTZFormat` and `dateFormat` (datetime patterns) and `ignoreNullFields` change that.
  */
+import { variantJsonValue, variantToJson, type Variant } from './variant';
 import { formatWithPattern, parseWithPattern, tokenizePattern } from './datetime-patterns';
 import { jsonNumber, parseJson, stringifyJson, type JsonNumber } from '../json-text';
 import { fitsLong, toLong } from './long';
 import type { Field } from '../types';
 import { formatDate, parseDate } from './date';
 import { decimalFromDouble, decimalFromLong, formatDecimal, MAX_PRECISION } from './decimal';
-import { fieldOfDataType, fieldOfType, typeOfField, typeText } from './data-types';
+import { fieldOfDataType, fieldOfType, typeOfField, typeText, variantColumnRefusal } from './data-types';
 import type { CallCompiler, CallExpr, CompiledExpr } from './function-types';
 import { checkStringLength } from './value-limits';
 import { mapKeyText, mapKeyValue } from './map-keys';
@@ -48,6 +49,8 @@ export function parseDdlSchema(ddl: string, nonStructClass?: string): Field[] | 
   if (t.kind !== 'struct') return `${nonStructClass ? `[${nonStructClass}] ` : ''}the schema '${ddl}' is one type, not a list of fields; write it as 'name TYPE, name TYPE'`;
   const f = fieldOfDataType('from_json', t);
   if (typeof f === 'string') return f;
+  const variant = variantColumnRefusal(f);
+  if (variant) return variant;
   const seen = new Set<string>();
   for (const x of f.fields ?? []) {
     if (seen.has(x.name.toLowerCase())) return `the schema '${ddl}' names the field ${x.name} twice`;
@@ -59,7 +62,8 @@ export function parseDdlSchema(ddl: string, nonStructClass?: string): Field[] | 
 /** One DDL type (`ARRAY<STRUCT<a: INT>>`, `MAP<STRING, BIGINT>`) as a Field named `name`. */
 function parseDdlType(typeText: string, name: string): Field | string {
   try {
-    return fieldOfDataType(name, parseDataType(typeText));
+    const f = fieldOfDataType(name, parseDataType(typeText));
+    return typeof f === 'string' ? f : variantColumnRefusal(f) ?? f;
   } catch (e) {
     return `cannot read the type '${typeText}' (${(e as Error).message}); write a type such as ARRAY<STRING> or MAP<STRING, BIGINT>`;
   }
@@ -136,6 +140,8 @@ function convert(v: unknown, f: Field, o: JsonOptions = {}): unknown {
       return typeof v === 'string' ? parseInterval(v, f.type, f.interval ?? fullRange(f.type)) : null;
     case 'calendar_interval':
       return typeof v === 'string' ? safeStringToInterval(v) : null;
+    // Refused by parseDdlSchema (variantColumnRefusal).
+    case 'variant':
     case 'window':
     case 'unknown':
       return null;
@@ -228,6 +234,9 @@ export function toJsonValue(v: unknown, f: Field, o: JsonWriteOptions = {}): unk
       return formatInterval(f.type, v, f.interval ?? fullRange(f.type));
     case 'calendar_interval':
       return toMultiUnitsString(v as CalendarInterval);
+    // Spark's JacksonGenerator writes a VARIANT as its JSON, raw.
+    case 'variant':
+      return variantJsonValue(v as Variant);
     case 'double':
       return doubleJson(v as number, f.float32);
     case 'long':
@@ -454,6 +463,11 @@ export function compileToJson(e: CallExpr, c: CallCompiler): CompiledExpr {
         return s;
       },
     };
+  }
+  // Spark's StructsToJson of a VARIANT: Variant.toJson (no options apply).
+  if (a.type === 'variant') {
+    const get = a.eval;
+    return { type: 'string', eval: (r, x) => { const v = get(r, x); return v === null || v === undefined ? null : variantToJson(v as Variant); } };
   }
   if (a.type !== 'struct') c.fail(e, `to_json() takes a struct (such as from_json(...) or window), an array or a map, got ${a.type}`);
   const fields = a.fields ?? [];

@@ -18,10 +18,10 @@ export const PREDICATE_FUNCTIONS: Record<string, FunctionDef> = {
   rlike,
   regexp: rlike,
   regexp_like: rlike,
-  isnull: { min: 1, max: 1, nullIntolerant: false, type: () => 'boolean', impl: ([x]) => x === null },
+  isnull: { min: 1, max: 1, nullIntolerant: false, takesVariant: true, type: () => 'boolean', impl: ([x]) => x === null },
   // Spark's IsNaN: NULL is not NaN (false, never NULL).
   isnan: { min: 1, max: 1, nullIntolerant: false, type: (a) => (isNumeric(a[0]) ? 'boolean' : 'expects a number'), impl: ([x]) => typeof x === 'number' && Number.isNaN(x) },
-  isnotnull: { min: 1, max: 1, nullIntolerant: false, type: () => 'boolean', impl: ([x]) => x !== null },
+  isnotnull: { min: 1, max: 1, nullIntolerant: false, takesVariant: true, type: () => 'boolean', impl: ([x]) => x !== null },
   // Spark's `<=>` (EqualNullSafe): `=` with its coercion and order, but NULL equals NULL and
   // the result is never NULL.
   equal_null: {

@@ -24,7 +24,7 @@ import { children, firstStreamingRelation, isDeterministicPlan, relationOutput, 
 import { isCorrelatedSubquery } from './correlated-scalar-subquery';
 import { checkCorrelatedReferences, checkCorrelatedReferenceTypes, checkOffsetCorrelation, OuterReferences, readsOuterReference } from './outer-references';
 import { inSubqueriesInJoinConditions, inSubqueryOverRows, outerReferenceInSetOperation } from './in-subquery-rows';
-import { isOrderable, sameType, typeOfField, typeText, type TypeInfo } from './data-types';
+import { holdsVariant, isOrderable, sameType, typeOfField, typeText, type TypeInfo } from './data-types';
 import { parsePlan } from './parser/ast-builder';
 import { mapExpression, someExpression } from './parser/expression-tree';
 import { expressionSql } from './parser/expression-sql';
@@ -618,6 +618,13 @@ class QueryPlanner {
     });
     // Spark's CheckAnalysis: a set operation compares rows, and a map has no equality.
     const map = left.findIndex((f, i) => !isOrderable(widened[i] ?? f));
+    // Spark's variantColumnInSetOperation: a VARIANT has no equality either.
+    if (map >= 0 && holdsVariant(widened[map] ?? left[map])) {
+      throw new SqlValidationError(
+        `[UNSUPPORTED_FEATURE.SET_OPERATION_ON_VARIANT_TYPE] The feature is not supported: Cannot have VARIANT type columns in DataFrame which calls set operations (INTERSECT, EXCEPT, etc.), but the type of column \`${left[map].name.replace(/`/g, '``')}\` is "${typeText(widened[map] ?? left[map])}". ` +
+          'Compare a value of it instead: variant_get(v, \'$.path\', \'type\') or to_json(v)',
+        position, operator, 'UNSUPPORTED_FEATURE.SET_OPERATION_ON_VARIANT_TYPE');
+    }
     if (map >= 0) {
       throw new SqlValidationError(
         `[UNSUPPORTED_FEATURE.SET_OPERATION_ON_MAP_TYPE] The feature is not supported: Cannot have MAP type columns in DataFrame which calls set operations (INTERSECT, EXCEPT, etc.), but the type of column \`${left[map].name.replace(/`/g, '``')}\` is "${typeText(widened[map] ?? left[map])}". ` +

@@ -144,6 +144,9 @@ export function castValue(v: unknown, from: ExprType, to: SqlType, fromDecimal?:
     // Spark's Cast to CalendarIntervalType, whatever the ANSI mode: NULL for text it cannot read.
     case 'calendar_interval':
       return from === 'string' ? safeStringToInterval(String(v)) : null;
+    // The compiler casts to and from a VARIANT itself (variant-casts.ts).
+    case 'variant':
+      return null;
   }
 }
 
@@ -178,13 +181,15 @@ function castDecimal(v: bigint, scale: number, to: SqlType, toDecimal?: DecimalT
     case 'boolean': return v !== 0n;
     // Spark: the seconds' microseconds, truncated toward zero (BigDecimal.longValue).
     case 'timestamp': return timestampFromMicros(toLong(scale <= 6 ? v * pow10(6 - scale) : v / pow10(scale - 6)));
-    case 'binary': case 'date': case 'day_time_interval': case 'year_month_interval': case 'calendar_interval': return null;
+    case 'binary': case 'date': case 'day_time_interval': case 'year_month_interval': case 'calendar_interval': case 'variant': return null;
   }
 }
 
 /** Which cast pairs are allowed at analysis (everything else is a type error). */
 export function canCast(from: ExprType, to: SqlType): boolean {
   if (from === 'null' || from === to) return true;
+  // To and from a VARIANT the compiler casts itself (variant-casts.ts), never by castValue.
+  if (from === 'variant' || to === 'variant') return false;
   if (from === 'struct' || from === 'array' || from === 'map') return false;
   // An interval casts to a string (its ANSI text); to and from a number the compiler casts it
   // (ExpressionCompiler.intervalToNumber, numberToInterval).

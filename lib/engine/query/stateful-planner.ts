@@ -23,7 +23,7 @@ import { resolveAggregate, type AggregateArg } from './aggregate-functions';
 import { aggregateKeyNames } from './aggregate-planner';
 import { exprToString, type Expr, type SqlPosition } from './expression';
 import { checkForOrderingExpr, compileExpression, expressionType, implicitCastExpr, resolveColumn, typeOfCompiled, type CompiledExpr, type Evaluator, type ImplicitCasts } from './expression-compiler';
-import { floatingNumbersNormalizer, isOrderable, typeText, type TypeInfo } from './data-types';
+import { floatingNumbersNormalizer, holdsVariant, isOrderable, typeText, type TypeInfo } from './data-types';
 import { staticSchema, type LogicalPlan, type StreamingRelation } from './logical-plan';
 import { isSessionWindow, planSessionWindow } from './session-window-planner';
 import { SqlValidationError } from './sql-error';
@@ -244,7 +244,8 @@ function compileGroupingKeys(analysis: AggregateAnalysis, childSchema: Schema, t
     const c = compileExpression(source, childSchema, types, casts);
     if (!isOrderable(c)) {
       // Spark 3.5 refuses it: a map and a CalendarInterval have no order (an array groups by its elements).
-      const instead = c.type === 'calendar_interval' ? 'Group by CAST(… AS STRING), or an ANSI interval, instead' : 'Group by map_keys(…), map_values(…) or an element_at(…) instead';
+      const instead = holdsVariant(c) ? 'Group by a value read from it, variant_get(v, \'$.path\', \'type\'), or by to_json(v), instead'
+        : c.type === 'calendar_interval' ? 'Group by CAST(… AS STRING), or an ANSI interval, instead' : 'Group by map_keys(…), map_values(…) or an element_at(…) instead';
       throw new SqlValidationError(
         `The expression ${exprToString(k.expr)} cannot be used as a grouping expression because its data type ${typeText(c)} is not an orderable data type. ${instead}`,
         k.expr.pos, 'GROUP BY', 'GROUP_EXPRESSION_TYPE_IS_NOT_ORDERABLE',

@@ -33,6 +33,7 @@
  * Untrusted input: the text is parsed by saxes, which fetches no DTD and expands no entity a
  * DTD declares (a reference to one makes the record malformed); the work is linear in the text.
  */
+import { variantToJson, type Variant } from './variant';
 import { SaxesParser } from 'saxes';
 import { RecordExpressionError } from '../errors';
 import type { Field } from '../types';
@@ -40,7 +41,7 @@ import { coerceField } from '../operators/record-parser';
 import { toMultiUnitsString, type CalendarInterval } from './calendar-interval';
 import { formatDate } from './date';
 import { formatDecimal } from './decimal';
-import { fieldOfDataType, typeText } from './data-types';
+import { fieldOfDataType, typeText, variantColumnRefusal } from './data-types';
 import { formatWithPattern, parseDatetime, parseWithPattern, tokenizePattern } from './datetime-patterns';
 import { exprToString, referencedColumns, type Expr } from './expression';
 import { parseTimestampLiteral } from './expression-builder';
@@ -240,7 +241,7 @@ function convertTo(datum: string, f: Field, r: Reader): unknown {
       return ms ?? fail();
     }
     // Spark's convertTo reads no other type from text.
-    case 'array': case 'map': case 'struct': case 'binary': case 'window': case 'day_time_interval': case 'year_month_interval': case 'calendar_interval': case 'unknown':
+    case 'array': case 'map': case 'struct': case 'binary': case 'window': case 'day_time_interval': case 'year_month_interval': case 'calendar_interval': case 'variant': case 'unknown':
       return fail();
   }
 }
@@ -273,7 +274,7 @@ function convertField(el: XmlElement, f: Field, r: Reader, children = el.childre
       case 'map': return convertMap(el, f, r);
       case 'array': return convertField(el, f.elementType!, r, children);
       case 'string': return convertTo(structureAsString(children), f, r);
-      case 'long': case 'double': case 'boolean': case 'timestamp': case 'date': case 'decimal': case 'binary': case 'window': case 'day_time_interval': case 'year_month_interval': case 'calendar_interval': case 'unknown': throw new BadRecord(`<${el.name}> holds elements, not a ${typeText(f)}`);
+      case 'long': case 'double': case 'boolean': case 'timestamp': case 'date': case 'decimal': case 'binary': case 'window': case 'day_time_interval': case 'year_month_interval': case 'calendar_interval': case 'variant': case 'unknown': throw new BadRecord(`<${el.name}> holds elements, not a ${typeText(f)}`);
     }
   }
   if (f.type === 'array') return convertTo(first.text, f.elementType!, r);
@@ -435,6 +436,8 @@ function xmlSchema(e: CallExpr, ddl: string, c: CallCompiler): Field[] {
   if (t.kind !== 'struct') c.fail(e, `from_xml() reads a record as a struct: its schema '${ddl}' is one ${t.kind} type; write it as 'name TYPE, …' or 'STRUCT<…>'`);
   const f = fieldOfDataType('from_xml', t);
   if (typeof f === 'string') c.fail(e, `from_xml(): ${f}`);
+  const variant = variantColumnRefusal(f);
+  if (variant) c.fail(e, `from_xml(): ${variant}`);
   return f.fields ?? [];
 }
 
@@ -686,6 +689,7 @@ function valueText(v: unknown, f: Field, o: XmlOptions): string {
       return formatInterval(f.type, v, f.interval ?? fullRange(f.type));
     case 'calendar_interval': return toMultiUnitsString(v as CalendarInterval);
     // Written as elements, never as one text; as an attribute, its JSON.
+    case 'variant': return variantToJson(v as Variant);
     case 'window': case 'unknown': case 'array': case 'map': case 'struct':
       return JSON.stringify(v);
   }
@@ -742,7 +746,7 @@ function writeElement(w: XmlWriter, f: Field, v: unknown, o: XmlOptions): void {
       }
       return;
     }
-    case 'long': case 'double': case 'string': case 'boolean': case 'timestamp': case 'date': case 'decimal': case 'binary': case 'day_time_interval': case 'year_month_interval': case 'calendar_interval': case 'unknown':
+    case 'long': case 'double': case 'string': case 'boolean': case 'timestamp': case 'date': case 'decimal': case 'binary': case 'day_time_interval': case 'year_month_interval': case 'calendar_interval': case 'variant': case 'unknown':
       w.characters(valueText(v, f, o));
   }
 }

@@ -35,7 +35,7 @@ function rendererOf(f: Field): ((v: unknown) => unknown) | undefined {
       return (v) => (v instanceof Uint8Array ? Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('base64') : v);
     case 'decimal':
       return (v) => (typeof v === 'bigint' ? renderValue(v, f) : v);
-    case 'window': case 'array': case 'map': case 'struct': case 'day_time_interval': case 'year_month_interval': case 'calendar_interval':
+    case 'window': case 'array': case 'map': case 'struct': case 'day_time_interval': case 'year_month_interval': case 'calendar_interval': case 'variant':
     default:
       return (v) => renderValue(v, f);
   }

@@ -13,6 +13,7 @@
  *     +---+-----+
  *     only showing top 1 row
  */
+import { variantToJson, type Variant } from '../query/variant';
 import { formatFloat } from '../query/float';
 import { formatInterval, fullRange } from '../query/interval-utils';
 import { toMultiUnitsString, type CalendarInterval } from '../query/calendar-interval';
@@ -50,6 +51,8 @@ export function prettyString(v: unknown, f: Field): string {
       return formatInterval(f.type, v, f.interval ?? fullRange(f.type));
     case 'calendar_interval':
       return toMultiUnitsString(v as CalendarInterval);
+    case 'variant':
+      return variantToJson(v as Variant);
     case 'long': case 'string': case 'boolean': case 'date': case 'timestamp':
       return String(castValue(v, f.type, 'string'));
     case 'unknown': default:

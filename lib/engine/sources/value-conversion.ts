@@ -77,7 +77,7 @@ export function convertValue(v: unknown, field: Field): Converted {
       return readInterval(v, field);
     // Every member listed, so that a new one is a lint error until it is handled here. A
     // CalendarInterval is no column type (fieldOfDataType).
-    case 'unknown': case 'calendar_interval':
+    case 'unknown': case 'calendar_interval': case 'variant':
     default:
       return { ok: true, value: v };
   }
@@ -111,7 +111,7 @@ export function convertComplex(v: unknown, f: Field, leaf: (v: unknown, f: Field
     switch (g.type) {
       case 'struct': case 'window': case 'decimal': case 'date': case 'array': case 'map': return convertComplex(x, g, leaf);
       case 'long': case 'double': case 'string': case 'boolean': case 'timestamp': case 'binary': case 'unknown':
-      case 'day_time_interval': case 'year_month_interval': case 'calendar_interval':
+      case 'day_time_interval': case 'year_month_interval': case 'calendar_interval': case 'variant':
       default: return leaf(x, g);
     }
   };
@@ -169,7 +169,7 @@ export function convertComplex(v: unknown, f: Field, leaf: (v: unknown, f: Field
       return { ok: true, value: out };
     }
     case 'long': case 'double': case 'string': case 'boolean': case 'timestamp': case 'binary': case 'unknown':
-    case 'day_time_interval': case 'year_month_interval': case 'calendar_interval':
+    case 'day_time_interval': case 'year_month_interval': case 'calendar_interval': case 'variant':
     default:
       return leaf(v, f);
   }
@@ -183,7 +183,7 @@ export function holdsLong(f: Field): boolean {
     case 'map': return (f.keyType !== undefined && holdsLong(f.keyType)) || (f.valueType !== undefined && holdsLong(f.valueType));
     case 'struct': return (f.fields ?? []).some(holdsLong);
     case 'double': case 'string': case 'boolean': case 'timestamp': case 'binary': case 'decimal': case 'date': case 'window': case 'unknown':
-    case 'day_time_interval': case 'year_month_interval': case 'calendar_interval':
+    case 'day_time_interval': case 'year_month_interval': case 'calendar_interval': case 'variant':
     default: return false;
   }
 }

@@ -10,7 +10,7 @@
  */
 import { z } from 'zod';
 import type { Field } from '../types';
-import { fieldOfDataType, typeText } from '../query/data-types';
+import { fieldOfDataType, typeText, variantColumnRefusal } from '../query/data-types';
 import { INTEGRAL_NAMES, type IntegralBits } from '../query/long';
 import { parseDataType, parseSchema } from '../query/parser/data-type-parser';
 import { quoteIfNeeded, sql } from '../query/parser/data-type';
@@ -43,6 +43,8 @@ export function columnField(name: string, text: string): Field | string {
   }
   const f = fieldOfDataType(name, parsed);
   if (typeof f === 'string') return f;
+  const variant = variantColumnRefusal(f);
+  if (variant) return variant;
   const { nullable: _, ...column } = f;
   return column;
 }

@@ -10,7 +10,7 @@ import { SqlValidationError } from '../sql-error';
 import {
   ArrayType, BinaryType, BooleanType, ByteType, CalendarIntervalType, DateType, DayTimeIntervalType, DecimalType,
   DataTypeError, DoubleType, FloatType, IntegerType, LongType, MapType, NullType, ShortType, StringType, StructField,
-  StructType, TimestampNTZType, TimestampType, YearMonthIntervalType, intervalField,
+  StructType, TimestampNTZType, VariantType, TimestampType, YearMonthIntervalType, intervalField,
 } from './data-type';
 import type { DataType } from './data-type';
 import { identifierText } from './identifiers';
@@ -26,6 +26,7 @@ const PRIMITIVE: Record<string, DataType> = {
   int: IntegerType, integer: IntegerType, bigint: LongType, long: LongType, float: FloatType, real: FloatType,
   double: DoubleType, date: DateType, timestamp: TimestampType, timestamp_ltz: TimestampType,
   timestamp_ntz: TimestampNTZType, string: StringType, binary: BinaryType, void: NullType, interval: CalendarIntervalType,
+  variant: VariantType,
 };
 
 function typeError(message: string, errorClass: string, ctx: DataTypeContext, text: SourceText): SqlValidationError {

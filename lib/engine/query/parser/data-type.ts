@@ -24,7 +24,8 @@ type AtomicType =
   | { readonly kind: 'date' }
   | { readonly kind: 'timestamp' }
   | { readonly kind: 'timestamp_ntz' }
-  | { readonly kind: 'calendar_interval' };
+  | { readonly kind: 'calendar_interval' }
+  | { readonly kind: 'variant' };
 
 export interface DecimalType { readonly kind: 'decimal'; readonly precision: number; readonly scale: number }
 /** CHAR(n) and VARCHAR(n) as Spark's parser keeps them (the analyzer reads them as STRING). */
@@ -57,6 +58,8 @@ export const DateType: DataType = { kind: 'date' };
 export const TimestampType: DataType = { kind: 'timestamp' };
 export const TimestampNTZType: DataType = { kind: 'timestamp_ntz' };
 export const CalendarIntervalType: DataType = { kind: 'calendar_interval' };
+/** Spark 4's VariantType: semi-structured values (parse_json's result; variant.ts). */
+export const VariantType: DataType = { kind: 'variant' };
 
 /** Spark's DecimalType.MAX_PRECISION. */
 export const MAX_DECIMAL_PRECISION = 38;
@@ -102,7 +105,7 @@ function intervalName(fields: readonly string[], start: number, end: number): st
 const SIMPLE_NAMES: Record<AtomicType['kind'], string> = {
   null: 'void', boolean: 'boolean', byte: 'tinyint', short: 'smallint', integer: 'int', long: 'bigint',
   float: 'float', double: 'double', string: 'string', binary: 'binary', date: 'date', timestamp: 'timestamp',
-  timestamp_ntz: 'timestamp_ntz', calendar_interval: 'interval',
+  timestamp_ntz: 'timestamp_ntz', calendar_interval: 'interval', variant: 'variant',
 };
 
 /** Spark's `DataType.simpleString` (also its catalogString for these types). */

@@ -3,6 +3,7 @@
  * SELECT run over a one-row stream (or a query of static data joined with it): how tests compare
  * Weir's answers with those Spark printed.
  */
+import { variantToJson, type Variant } from '../variant';
 import type { Field, Row, Schema } from '../../types';
 import { formatDate } from '../date';
 import { formatDecimal } from '../decimal';
@@ -61,6 +62,8 @@ export function printed(v: unknown, f: Field, nested = false, interval = ansiInt
     case 'day_time_interval': case 'year_month_interval': return interval(v, f);
     // HiveResult.toHiveString: CalendarInterval.toString, the units' text.
     case 'calendar_interval': return toMultiUnitsString(v as CalendarInterval);
+    // HiveResult.toHiveString: VariantVal.toString, its JSON.
+    case 'variant': return variantToJson(v as Variant);
     case 'boolean': case 'long': case 'unknown': default: return String(v);
   }
 }
