@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { parseVariant } from '../../engine/query/variant';
 import { outputColumns } from './pg-util';
 
 describe('PostgreSQL output columns', () => {
@@ -17,5 +18,12 @@ describe('PostgreSQL output columns', () => {
     ], []);
     expect(cols.map((c) => c.createType)).toEqual(['interval', 'interval', 'real', 'jsonb']);
     expect(cols.map((c) => c.get({ d: 9_223_372_036_854_775_807n, m: -14, f: Math.fround(1.1), a: [Math.fround(1.1)] }))).toEqual(['9223372036854775807 microseconds', '-14 months', Math.fround(1.1), '[1.1]']);
+  });
+
+  it('writes a VARIANT as jsonb, its JSON with every digit of its numbers', () => {
+    const cols = outputColumns([{ name: 'v', type: 'variant' }], []);
+    expect(cols.map((c) => c.createType)).toEqual(['jsonb']);
+    expect(cols[0].get({ v: parseVariant('{"id": 12345678901234567890, "b": [1.50, null], "a": "x"}') })).toBe('{"a":"x","b":[1.5,null],"id":12345678901234567890}');
+    expect(cols[0].get({ v: null })).toBeNull();
   });
 });

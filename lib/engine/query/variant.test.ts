@@ -6,6 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Schema } from '../types';
+import { decodeValue, encodeValue } from '../state/state-value-codec';
 import type { StreamingRelation } from './logical-plan';
 import { eventsQuery } from './testing/events-query';
 import { failure, selectRefusal } from './testing/select-refusal';
@@ -40,6 +41,15 @@ describe('variant value model', () => {
     expect(() => parseVariant('{')).toThrow(/MALFORMED_RECORD_IN_PARSING/);
     expect(() => parseVariant('[1,]')).toThrow(/MALFORMED_RECORD_IN_PARSING/);
     expect(() => parseVariant('{"a":1,"a":2}')).toThrow(/VARIANT_DUPLICATE_KEY/);
+  });
+
+  // A variant kept in state (a stateful operator's buffer) is written by the state codec: plain
+  // objects, arrays, bigints and bytes, which it keeps exactly.
+  it('survives the state store codec exactly', () => {
+    const v = parseVariant('{"id": 18446744073709551616, "amount": 12.50, "d": 1e300, "tags": ["a", {"x": null}], "n": -9223372036854775808}');
+    const back = decodeValue(encodeValue(v));
+    expect(back).toEqual(v);
+    expect(variantToJson(back as typeof v)).toBe('{"amount":12.5,"d":1.0E300,"id":18446744073709551616,"n":-9223372036854775808,"tags":["a",{"x":null}]}');
   });
 
   it("reads Spark's variant paths", () => {
