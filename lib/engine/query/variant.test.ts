@@ -9,10 +9,11 @@ import type { Schema } from '../types';
 import { decodeValue, encodeValue } from '../state/state-value-codec';
 import type { StreamingRelation } from './logical-plan';
 import { eventsQuery } from './testing/events-query';
+import { runInBatches } from './testing/stateful-test-harness';
 import { failure, selectRefusal } from './testing/select-refusal';
 import type { WeirError } from '../errors';
 import { compileStreamingQuery } from './streaming-query';
-import { mergeVariantSchema, parseVariant, parseVariantPath, schemaOfVariant, schemaText, variantToJson } from './variant';
+import { mergeVariantSchema, parseVariant, parseVariantPath, schemaOfVariant, schemaText, variantToJson, type Variant } from './variant';
 
 const SCHEMA: Schema = [{ name: 'value', type: 'string' }];
 const { run } = eventsQuery(SCHEMA);
@@ -164,6 +165,13 @@ describe('variant functions through a stream query', () => {
   it('a variant column in a sink row is its JSON', async () => {
     const [row] = await run('SELECT to_json(named_struct(\'v\', parse_json(value))) AS j FROM events', [{ value: '{"id": 12345678901234567890}' }]);
     expect(row.j).toBe('{"v":{"id":12345678901234567890}}');
+  });
+
+  it('keeps a variant in an aggregation\'s state across batches', async () => {
+    const events: StreamingRelation = { kind: 'StreamingRelation', sourceName: 'events', schema: [{ name: 'k', type: 'string' }, ...SCHEMA], watermarkDelayMs: 0 };
+    const rows = [{ k: 'a', value: '{"id": 12345678901234567890}' }, { k: 'a', value: '[1.50]' }, { k: 'b', value: 'null' }];
+    const { output } = await runInBatches('SELECT k, collect_list(parse_json(value)) AS vs FROM events GROUP BY k', events, rows, 2);
+    expect(output.map((r) => [r.k, (r.vs as Variant[]).map(variantToJson)])).toEqual([['a', ['{"id":12345678901234567890}', '[1.5]']], ['b', ['null']]]);
   });
 
   it("refuses a variant path that is not Spark's (INVALID_VARIANT_GET_PATH)", () => {
