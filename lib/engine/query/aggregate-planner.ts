@@ -30,6 +30,7 @@ import { mapExpression, someExpression } from './parser/expression-tree';
 import { BooleanType, IntegerType, NullType, sql, StringType, type DataType } from './parser/data-type';
 import type { Expression, Position, SortOrder } from './parser/unresolved-plan';
 import { SqlValidationError } from './sql-error';
+import { holdsVariant, typeText } from './data-types';
 import { writtenColumnName } from './column-names';
 import { isCorrelatedSubquery } from './correlated-scalar-subquery';
 
@@ -94,6 +95,29 @@ export function isAggregation(c: AggregationClauses): boolean {
 /** Spark's default column name of an aggregate call, e.g. `count(1)` for count(*), `sum(amount)`. */
 function aggregateText(name: string, args: Expr[], filter: Expr | undefined): string {
   return `${name}(${args.map(exprToString).join(', ')})${filter ? ` FILTER (WHERE ${exprToString(filter)})` : ''}`;
+}
+
+/**
+ * Spark's CheckAnalysis refuses a Distinct (SELECT DISTINCT, UNION) over a VARIANT column
+ * (variantColumnInSetOperation): a VARIANT has no equality. Refused here, before the keys are
+ * compiled as GROUP BY keys, whose refusal would name GROUP BY.
+ */
+function refuseDistinctVariant(keys: Expr[], items: readonly Expression[], childSchema: Schema, pos: SqlPosition | undefined): void {
+  keys.forEach((k, i) => {
+    let t;
+    try {
+      t = typeOfCompiled(compileExpression(k, childSchema));
+    } catch {
+      return; // refused as the key it is, below
+    }
+    if (!holdsVariant(t)) return;
+    const item = items[i] as Expression | undefined;
+    const name = item?.kind === 'Alias' ? item.name : exprToString(k);
+    throw new SqlValidationError(
+      `[UNSUPPORTED_FEATURE.SET_OPERATION_ON_VARIANT_TYPE] The feature is not supported: Cannot have VARIANT type columns in DataFrame which calls set operations (INTERSECT, EXCEPT, etc.), but the type of column \`${name.replace(/`/g, '``')}\` is "${typeText(t)}". ` +
+        'Make rows distinct by a value read from it: variant_get(v, \'$.path\', \'type\') or to_json(v)',
+      k.pos ?? pos, 'DISTINCT', 'UNSUPPORTED_FEATURE.SET_OPERATION_ON_VARIANT_TYPE');
+  });
 }
 
 /**
@@ -270,6 +294,7 @@ export function buildAggregation(c: AggregationClauses, child: LogicalPlan, chil
       [groupBy, keyText, keySemantic] = [groupBy.filter((_g, i) => first[i]), keyText.filter((_t, i) => first[i]), keySemantic.filter((_t, i) => first[i])];
     }
     keyNames = aggregateKeyNames(groupBy, childSchema);
+    if (c.distinct) refuseDistinctVariant(groupBy, c.items, childSchema, groupPos);
     // A grouping expression with a correlated subquery answered per row (an IN over the
     // subquery's rows, in-subquery-rows.ts) is computed by a Project below the Aggregate, where
     // such a subquery runs as in a select list, and grouped by as its column (`__key<i>`, the

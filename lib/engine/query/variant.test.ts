@@ -187,6 +187,8 @@ describe('variant functions through a stream query', () => {
     const compileError = (sql: string) => { try { compileStreamingQuery(sql, rel); } catch (e) { return (e as WeirError).errorClass; } return 'compiled'; };
     expect(compileError('SELECT max(parse_json(value)) FROM src')).toBe('DATATYPE_MISMATCH.INVALID_ORDERING_TYPE');
     expect(compileError('SELECT parse_json(value) AS v, count(*) FROM src GROUP BY 1')).toBe('GROUP_EXPRESSION_TYPE_IS_NOT_ORDERABLE');
+    expect(compileError('SELECT DISTINCT parse_json(value) AS v FROM src')).toBe('UNSUPPORTED_FEATURE.SET_OPERATION_ON_VARIANT_TYPE');
+    expect(compileError('SELECT parse_json(value) AS v FROM src UNION SELECT parse_json(value) FROM src')).toBe('UNSUPPORTED_FEATURE.SET_OPERATION_ON_VARIANT_TYPE');
     expect(compileError('SELECT * FROM src a JOIN src b ON parse_json(a.value) = parse_json(b.value)')).toBe('DATATYPE_MISMATCH.INVALID_ORDERING_TYPE');
     expect(compileError('SELECT coalesce(parse_json(value), parse_json(value)) AS v, isnull(parse_json(value)) AS n FROM src')).toBe('compiled');
   });
