@@ -6,6 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Schema } from '../types';
+import { columnField } from '../spec/source-schema';
 import { decodeValue, encodeValue } from '../state/state-value-codec';
 import type { StreamingRelation } from './logical-plan';
 import { eventsQuery } from './testing/events-query';
@@ -195,5 +196,7 @@ describe('variant functions through a stream query', () => {
 
   it('refuses a VARIANT column where a reader would build it from text (source schema, from_json)', () => {
     expect(selectRefusal("from_json(value, 'a VARIANT')", rel).message).toMatch(/parse_json/);
+    expect(columnField('payload', 'VARIANT')).toMatch(/parse_json/);
+    expect(columnField('payload', 'ARRAY<VARIANT>')).toMatch(/parse_json/);
   });
 });
