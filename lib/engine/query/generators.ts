@@ -7,7 +7,8 @@
  * planner renames it).
  */
 import { RecordExpressionError } from '../errors';
-import type { Field } from '../types';
+import type { Field, Row } from '../types';
+import type { Variant } from './variant';
 import { fieldOfType, sameType, typeText, type TypeInfo } from './data-types';
 import { exprChildren, exprToString, type Expr } from './expression';
 import { toLong, type Long } from './long';
@@ -15,7 +16,7 @@ import { isNondeterministicFunction } from './random-functions';
 import { castValue } from './sql-values';
 import { MAX_ARRAY_ELEMENTS } from './value-limits';
 
-export const GENERATORS: ReadonlySet<string> = new Set(['explode', 'explode_outer', 'posexplode', 'posexplode_outer', 'inline', 'inline_outer', 'stack']);
+export const GENERATORS: ReadonlySet<string> = new Set(['explode', 'explode_outer', 'posexplode', 'posexplode_outer', 'inline', 'inline_outer', 'stack', 'variant_explode', 'variant_explode_outer']);
 
 /**
  * The functions a query may call in FROM (Spark's table-valued functions): range, Spark's Range
@@ -80,6 +81,11 @@ export function generatorOutput(name: string, args: readonly Expr[], types: read
   if (name === 'range') return rangeOutput(args, types);
   if (args.length !== 1) return refusal(`${name}() takes one argument (an array or a map), got ${args.length}`, 'WRONG_NUM_ARGS.WITHOUT_SUGGESTION');
   const arg = types[0];
+  if (name.startsWith('variant_explode')) {
+    // Spark's VariantExplode: struct<pos int, key string, value variant>, a row per field or element.
+    if (arg.type !== 'variant' && arg.type !== 'null') return refusal(`${name}() takes a VARIANT, got ${typeText(arg)}`, 'DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE');
+    return VARIANT_EXPLODE_FIELDS;
+  }
   if (name.startsWith('inline')) {
     // Spark's Inline: each element of an array of structs is a row of the struct's fields.
     if (arg.type !== 'array' || arg.elementType?.type !== 'struct') return refusal(`${name}() takes an array of structs, got ${typeText(arg)}`, 'DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE');
@@ -94,6 +100,24 @@ export function generatorOutput(name: string, args: readonly Expr[], types: read
   // Spark's PosExplode: the position an INT.
   if (position) fields = [{ name: 'pos', type: 'long', integral: 32, nullable: name.endsWith('_outer') }, ...fields];
   return fields;
+}
+
+const VARIANT_EXPLODE_FIELDS: Field[] = [
+  { name: 'pos', type: 'long', integral: 32, nullable: false },
+  { name: 'key', type: 'string', nullable: true },
+  { name: 'value', type: 'variant', nullable: false },
+];
+
+/**
+ * Spark's VariantExplode of one value: an object's fields (`key` its name) or an array's elements
+ * (`key` NULL), each with its position, as the rows inline reads; none for any other value.
+ */
+export function variantEntries(v: unknown): Row[] | null {
+  if (v === null || v === undefined) return null;
+  const x = v as Variant;
+  if (x.t === 'object') return x.fields.map(([key, value], pos) => ({ pos, key, value }));
+  if (x.t === 'array') return x.elements.map((value, pos) => ({ pos, key: null, value }));
+  return [];
 }
 
 /** Range's parameters (Spark's Range constructors), each's 1-based index its paramIndex in Spark's errors. */

@@ -32,6 +32,8 @@ const SIGNATURES: Readonly<Record<string, readonly InputParameter[]>> = {
   // ExplodeGeneratorBuilderBase, PosExplode's and Inline's builders.
   explode: collection, explode_outer: collection, posexplode: collection, posexplode_outer: collection,
   inline: input, inline_outer: input,
+  // VariantExplodeGeneratorBuilderBase.
+  variant_explode: input, variant_explode_outer: input,
 };
 
 const quoted = (name: string) => `\`${name.replace(/`/g, '``')}\``;

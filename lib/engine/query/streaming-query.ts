@@ -37,7 +37,7 @@ import { mapKeyValue } from './map-keys';
 import { castValue } from './sql-values';
 import { ExpandExec } from '../operators/expand-exec';
 import { GenerateExec, type GenerateSpec } from '../operators/generate-exec';
-import { rangeIds, stackRows } from './generators';
+import { rangeIds, stackRows, variantEntries } from './generators';
 import { windowsFor } from '../operators/window';
 import { InputWatermarkExec } from '../operators/input-watermark';
 import { isStatefulOperator } from '../operators/physical-operator';
@@ -460,6 +460,11 @@ function generatorOf(g: Extract<LogicalPlan, { kind: 'Generate' }>['generator'],
       return out;
     };
     return { fields, spec: { collection, structFields: names, position: false, outer: false } };
+  }
+  if (g.name.startsWith('variant_explode')) {
+    const get = arg.eval;
+    const collection = (row: Row, ctx: EvalContext) => variantEntries(get(row, ctx));
+    return { fields, spec: { collection, structFields: fields.map((f) => f.name), position: false, outer: g.name.endsWith('_outer') } };
   }
   const keyType = arg.type === 'map' ? typeOfField(arg.keyType!) : undefined;
   const mapKey = keyType && ((k: string) => mapKeyValue(k, keyType));
