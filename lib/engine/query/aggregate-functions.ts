@@ -25,6 +25,8 @@ import { divideHalfUp, exactMicros, exactMonths, fullRange, type IntervalKind } 
 import { castValue, formatDouble, isInterval } from './sql-values';
 import { microsOfTimestamp, timestampFromMicros } from './timestamp-micros';
 import { AnalysisException, RecordExpressionError } from '../errors';
+import { someExpression } from './parser/expression-tree';
+import type { Expression } from './parser/unresolved-plan';
 import { hllAdd, hllCreate, hllEstimate, precisionFor } from '../operators/hyper-log-log';
 import {
   bitAggregate, boolAggregate, collect, countIf, extremumBy, firstLast, isMergeableCollect, listAgg, mergeCollect, SKIP_ROW, tryAvgLong, trySumLong, updateCollect, type CollectOp,
@@ -374,6 +376,17 @@ export const FIRST_LAST_NAMES: readonly string[] = ['first', 'first_value', 'las
 export function isAggregateFunctionName(name: string): boolean {
   return Object.hasOwn(AGGREGATE_FUNCTIONS, name.toLowerCase());
 }
+
+type Call = Extract<Expression, { kind: 'UnresolvedFunction' }>;
+
+export const isAggregateCall = (e: Expression): e is Call =>
+  e.kind === 'UnresolvedFunction' && e.nameParts.length === 1 && isAggregateFunctionName(e.nameParts[0]);
+
+/**
+ * An aggregate call outside a window expression: `sum(x) OVER (…)` is a window function (refused
+ * on a stream), which makes no aggregation of its SELECT.
+ */
+export const containsAggregate = (e: Expression): boolean => someExpression(e, isAggregateCall, (x) => x.kind !== 'UnresolvedWindowExpression');
 
 const countStar: AggregateFunction = {
   name: 'count', resultType: 'long', op: COUNT_STAR,

@@ -16,7 +16,7 @@
  */
 import { unsupportedOperation } from '../errors';
 import type { Schema } from '../types';
-import { FIRST_LAST_NAMES, isAggregateFunctionName } from './aggregate-functions';
+import { containsAggregate, FIRST_LAST_NAMES, isAggregateCall } from './aggregate-functions';
 import { LIST_AGG_NAMES, unsupportedSyntax, WITHIN_GROUP_NAMES } from './within-group';
 import { canonicalized, exprChildren, exprToString, mapExprChildren, METADATA_COLUMN, referencedColumns, type Expr, type SqlPosition } from './expression';
 import { lineColumn, type ExpressionBuilder } from './expression-builder';
@@ -39,14 +39,7 @@ const SORT_PREFIX = '__sort';
 
 type Call = Extract<Expression, { kind: 'UnresolvedFunction' }>;
 
-export const isAggregateCall = (e: Expression): e is Call =>
-  e.kind === 'UnresolvedFunction' && e.nameParts.length === 1 && isAggregateFunctionName(e.nameParts[0]);
-
-/**
- * An aggregate call outside a window expression: `sum(x) OVER (…)` is a window function (refused
- * on a stream), which makes no aggregation of its SELECT.
- */
-export const containsAggregate = (e: Expression): boolean => someExpression(e, isAggregateCall, (x) => x.kind !== 'UnresolvedWindowExpression');
+export { containsAggregate, isAggregateCall };
 
 /** Spark's checkValidAggregateExpression: a column read outside every aggregate function. */
 export function columnOutsideAggregate(e: Expression): Expression | undefined {

@@ -810,8 +810,9 @@ class QueryPlanner {
       // A parenthesized query, or a bare relation (`TABLE src`).
       if (distinct || having) throw notSupportedYet(`${u.kind} here`, lineColumn(u.pos));
       if (u.kind === 'UnresolvedRelation' || u.kind === 'SubqueryAlias' || u.kind === 'Unpivot' || u.kind === 'Pivot') return this.from(u, ctes).plan;
-      // A LATERAL generator's rows in brackets (`(e JOIN LATERAL explode(e.tags) t(tag)) x`): every column.
-      if (u.kind === 'Generate') return this.selectBlock(selectAll(u, u.pos), ctes, sort);
+      // A LATERAL generator's rows in brackets (`(e JOIN LATERAL explode(e.tags) t(tag)) x`), or a
+      // pipe operator's join (`|> JOIN t`, Spark's Join over the left side): every column.
+      if (u.kind === 'Generate' || u.kind === 'Join') return this.selectBlock(selectAll(u, u.pos), ctes, sort);
       return this.plan(u, ctes);
     }
     let where: Expression | undefined;
