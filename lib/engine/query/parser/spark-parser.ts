@@ -24,6 +24,8 @@
  *   from `brackets`.
  * - Spark 4's shift operators and doubled-quote escape, from the tokens
  *   (rewriteOperatorsAndStrings).
+ * - Spark 4's pipe syntax (`FROM t |> WHERE … |> SELECT …`): each query written with `|>` becomes
+ *   `TABLE name`, its parts kept in ParsedText.pipes for ast-builder.ts to parse (rewritePipes).
  * - Spark's syntax error: the first one ends the parse as `[PARSE_SYNTAX_ERROR] Syntax error at
  *   or near 'tok'` with the line and column of that token (Spark's ParseErrorListener), instead
  *   of the grammar's completion-oriented messages and its console logging.
