@@ -50,6 +50,13 @@ describe('pipe operators over a stream', () => {
     expect((await stream('WITH c AS (SELECT x FROM events) FROM c |> WHERE x = 1 |> SELECT x * 10 AS ten')).rows).toEqual([{ ten: 10 }]);
   });
 
+  it('SET replaces a column in its place, each assignment reading the ones before', async () => {
+    expect(await stream('TABLE events |> SET x = x * 10, y = concat(y, x) |> WHERE x > 0')).toEqual({ columns: ['x', 'y'], rows: [{ x: 10, y: 'def10' }, { x: 20, y: 'ghij20' }] });
+    expect(await batch('TABLE t |> SET x = x + 1 |> SELECT x')).toBe('1\n2\n3');
+    expect(await batch('TABLE t |> SET z = 1')).toBe('error UNRESOLVED_COLUMN.WITH_SUGGESTION');
+    expect(refusal('TABLE t |> SET x = sum(x)').errorClass).toBe('PIPE_OPERATOR_CONTAINS_AGGREGATE_FUNCTION');
+  });
+
   it('a pipe query in parentheses, as a FROM subquery and a scalar subquery', async () => {
     expect((await stream('SELECT s.x FROM (FROM events |> WHERE x >= 1 |> SELECT x) AS s')).rows).toEqual([{ x: 1 }, { x: 2 }]);
     expect((await stream('SELECT x, (VALUES (5) v(c) |> SELECT c + 1) AS six FROM events |> WHERE x = 0')).rows).toEqual([{ x: 0, six: 6 }]);

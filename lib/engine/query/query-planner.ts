@@ -2200,6 +2200,16 @@ class QueryPlanner {
       const alias = item.kind === 'Alias' ? [item.name] : item.kind === 'MultiAlias' ? item.names : undefined;
       const e = item.kind === 'Alias' || item.kind === 'MultiAlias' ? item.child : item;
       const pos = lineColumn(e.pos);
+      if (e.kind === 'UnresolvedStar' && e.replace) {
+        // `|> SET a = e`: the column a (the last of that name, as Spark's) takes e's value in its place.
+        const columns = starColumns(e);
+        const { name, expr } = e.replace;
+        const at = columns.findLastIndex((c) => c.name.toLowerCase() === name.toLowerCase());
+        if (at < 0) throw new SqlValidationError(`[UNRESOLVED_COLUMN.WITH_SUGGESTION] ${unresolvedColumn(name, columns.map((c) => c.name))}`, lineColumn(expr.pos), name, 'UNRESOLVED_COLUMN.WITH_SUGGESTION');
+        columns[at] = { expr: builder.selectItem(expr).expr, name: columns[at].name };
+        list.push(...columns);
+        continue;
+      }
       if (e.kind === 'UnresolvedStar') {
         list.push(...starColumns(e));
         continue;

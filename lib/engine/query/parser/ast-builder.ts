@@ -114,6 +114,16 @@ class PlanAstBuilder {
     // (`|> AS s |> SELECT s.a`, `|> JOIN u |> SELECT t.*`); a Filter it plans under the SELECT * that reads it.
     if (op.kind === 'UNWRAP') return plan.kind === 'Project' && ['SubqueryAlias', 'Pivot', 'Unpivot', 'Join'].includes(plan.child.kind) ? plan.child : plan;
     if (op.kind === 'AGGREGATE') return this.pipeAggregate(op, plan);
+    if (op.kind === 'SET' && plan.kind === 'Project') {
+      // Spark's visitOperatorPipeSet: one Project per assignment, each over the one before, so a later one reads an earlier one's value.
+      const [star, ...assignments] = plan.projectList;
+      return assignments.reduce((child: LogicalPlan, a): LogicalPlan => {
+        if (a.kind !== 'Alias') return child;
+        if (containsAggregate(a.child)) this.pipeOperator({ ...op, kind: 'SELECT' }, { ...plan, projectList: [a] });
+        if (someExpression(a.child, (x) => x.kind === 'UnresolvedWindowExpression')) throw notSupported('A window function in |> SET', a.child.pos);
+        return { kind: 'Project', projectList: [{ kind: 'UnresolvedStar', replace: { name: a.name, expr: a.child }, pos: a.pos }], child, pos: star.pos };
+      }, plan.child);
+    }
     if (op.kind !== 'SELECT' && op.kind !== 'EXTEND') return plan;
     let project = plan;
     while (project.kind === 'Distinct') project = project.child;

@@ -386,7 +386,7 @@ export interface ParsedText {
  * aggregates; AGGREGATE an Aggregate; UNWRAP the plan under its `SELECT *` (a Filter, Join,
  * SubqueryAlias, Pivot …, as Spark puts it straight over the left side); QUERY the plan as it is.
  */
-type PipeOperatorKind = 'SELECT' | 'EXTEND' | 'AGGREGATE' | 'UNWRAP' | 'QUERY';
+type PipeOperatorKind = 'SELECT' | 'EXTEND' | 'SET' | 'AGGREGATE' | 'UNWRAP' | 'QUERY';
 
 /** One `|> …`: the query over `input` it stands for, its tokens ending in EOF. */
 export interface PipeOperator {
@@ -870,13 +870,39 @@ function rewritePipes(all: Token[], text: SourceText, brackets: Map<Token, Rewri
     const make = (kind: PipeOperatorKind, tokens: Token[], aliasedInput = false, groupingItems = 0): PipeOperator => ({ kind, pipe, input, tokens: ended(tokens, end), aliasedInput, groupingItems });
     const span = text.span(pipe, visible(body).at(-1)!);
     // EXTEND and AGGREGATE are no keywords of the 3.5 grammar, and DROP one that lex() reads as a name.
-    const word = first.type === SparkSqlLexer.IDENTIFIER || first.type === SparkSqlLexer.KW_DROP ? first.text!.toUpperCase() : '';
-    switch (word === 'EXTEND' || word === 'AGGREGATE' || word === 'DROP' ? word : first.type) {
+    const word = first.type === SparkSqlLexer.IDENTIFIER || first.type === SparkSqlLexer.KW_DROP || first.type === SparkSqlLexer.KW_SET ? first.text!.toUpperCase() : '';
+    switch (['EXTEND', 'AGGREGATE', 'DROP', 'SET'].includes(word) ? word : first.type) {
       case SparkSqlLexer.KW_SELECT: {
         // FROM input goes after the select list, before a WINDOW clause or what ends the query.
         const stop = top.find((t) => t !== first && (t.type === SparkSqlLexer.KW_WINDOW || PIPE_QUERY_CLAUSES.has(t.type)));
         const at = stop ? body.indexOf(stop) : body.length;
         return make('SELECT', [...body.slice(0, at), ...fromInput, ...body.slice(at)]);
+      }
+      case 'SET': {
+        // `SET a = e, b = f` read as `SELECT *, e AS a, f AS b`; ast-builder.ts makes each a star that replaces its column.
+        const assignments: Token[] = [];
+        let depth = 0;
+        let name: Token | undefined;
+        for (const t of rest) {
+          if (t.type === SparkSqlLexer.LEFT_PAREN) depth++;
+          else if (t.type === SparkSqlLexer.RIGHT_PAREN) depth--;
+          if (depth === 0 && t.type === SparkSqlLexer.EQ && name === undefined) {
+            const written = visible(assignments).at(-1);
+            if (!written || (written.type !== SparkSqlLexer.IDENTIFIER && written.type !== SparkSqlLexer.BACKQUOTED_IDENTIFIER && !SparkSqlLexer.symbolicNames[written.type]?.startsWith('KW_'))) throw syntaxErrorAt(text, t);
+            name = written;
+            assignments.splice(assignments.lastIndexOf(written), 1);
+            continue;
+          }
+          if (depth === 0 && t.type === SparkSqlLexer.COMMA) {
+            if (!name) throw syntaxErrorAt(text, t);
+            assignments.push(kw(SparkSqlLexer.KW_AS, 'AS'), name);
+            name = undefined;
+          }
+          assignments.push(t);
+        }
+        if (!name) throw syntaxErrorAt(text, end);
+        assignments.push(kw(SparkSqlLexer.KW_AS, 'AS'), name);
+        return make('SET', [...selectStar, kw(SparkSqlLexer.COMMA, ','), ...assignments, ...fromInput]);
       }
       case 'EXTEND':
         return make('EXTEND', [...selectStar, kw(SparkSqlLexer.COMMA, ','), ...rest, ...fromInput]);
