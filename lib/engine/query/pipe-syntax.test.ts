@@ -50,6 +50,12 @@ describe('pipe operators over a stream', () => {
     expect((await stream('WITH c AS (SELECT x FROM events) FROM c |> WHERE x = 1 |> SELECT x * 10 AS ten')).rows).toEqual([{ ten: 10 }]);
   });
 
+  it('AGGREGATE over a stream is a streaming aggregation, keys first', () => {
+    const q = compileStreamingQuery('FROM events |> AGGREGATE count(*) AS n, sum(x) AS s GROUP BY length(y) AS len', rel, { outputMode: 'update' });
+    expect(q.outputSchema.map((f) => f.name)).toEqual(['len', 'n', 's']);
+    expect(() => compileStreamingQuery('FROM events |> AGGREGATE count(*) AS n GROUP BY y', rel)).toThrow(/watermark/i);
+  });
+
   it('SET replaces a column in its place, each assignment reading the ones before', async () => {
     expect(await stream('TABLE events |> SET x = x * 10, y = concat(y, x) |> WHERE x > 0')).toEqual({ columns: ['x', 'y'], rows: [{ x: 10, y: 'def10' }, { x: 20, y: 'ghij20' }] });
     expect(await batch('TABLE t |> SET x = x + 1 |> SELECT x')).toBe('1\n2\n3');
