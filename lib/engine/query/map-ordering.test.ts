@@ -40,15 +40,34 @@ describe('ordering and comparing a type that holds a map', () => {
     }
   });
 
+  it.each([
+    [`SELECT DISTINCT m FROM ${T}`, 'm', 'MAP<INT, STRING>'],
+    [`SELECT DISTINCT k, array(m) AS a FROM ${T}`, 'a', 'ARRAY<MAP<INT, STRING>>'],
+    [`SELECT m FROM ${T} UNION SELECT m FROM ${T}`, 'm', 'MAP<INT, STRING>'],
+    [`SELECT named_struct('a', m) AS s FROM ${T} INTERSECT SELECT named_struct('a', m) FROM ${T}`, 's', 'STRUCT<a: MAP<INT, STRING>>'],
+    [`SELECT m FROM ${T} EXCEPT SELECT m FROM ${T}`, 'm', 'MAP<INT, STRING>'],
+  ])('refuses %s (UNSUPPORTED_FEATURE.SET_OPERATION_ON_MAP_TYPE)', async (q, column, type) => {
+    const err = await errorOf(q);
+    expect(err?.errorClass).toBe('UNSUPPORTED_FEATURE.SET_OPERATION_ON_MAP_TYPE');
+    expect(err?.message).toContain(`but the type of column \`${column}\` is "${type}"`);
+  });
+
+  it('refuses a GROUP BY of a map as Spark does, DISTINCT over it too, and UNION ALL keeps maps', async () => {
+    expect((await errorOf(`SELECT m FROM ${T} GROUP BY m`))?.errorClass).toBe('GROUP_EXPRESSION_TYPE_IS_NOT_ORDERABLE');
+    expect((await errorOf(`SELECT DISTINCT m, k FROM ${T} GROUP BY m, k`))?.errorClass).toBe('GROUP_EXPRESSION_TYPE_IS_NOT_ORDERABLE');
+    expect((await selectStatic(`SELECT m FROM ${T} UNION ALL SELECT m FROM ${T}`, [])).rows).toHaveLength(4);
+  });
+
   it('refuses a window partitioned by an array of maps (EXPRESSION_TYPE_IS_NOT_ORDERABLE)', async () => {
     const err = await errorOf(`SELECT k, count(*) OVER (PARTITION BY array(m)) FROM ${T}`);
     expect(err?.errorClass).toBe('EXPRESSION_TYPE_IS_NOT_ORDERABLE');
   });
 
-  it('refuses them on a stream, in a filter and in a stream-static join key', () => {
+  it('refuses them on a stream, in a filter, a stream-static join key and a DISTINCT', () => {
     const refused = (q: string) => { try { compileStreamingQuery(q, rel); return null; } catch (e) { return (e as { errorClass?: string }).errorClass; } };
     expect(refused("SELECT k FROM src WHERE named_struct('a', m) = named_struct('a', m)")).toBe('DATATYPE_MISMATCH.INVALID_ORDERING_TYPE');
     expect(refused(`SELECT s.k FROM src s JOIN (SELECT * FROM ${T}) b ON array(s.m) = array(b.m)`)).toBe('DATATYPE_MISMATCH.INVALID_ORDERING_TYPE');
+    expect(refused('SELECT DISTINCT k, m FROM src')).toBe('UNSUPPORTED_FEATURE.SET_OPERATION_ON_MAP_TYPE');
   });
 
   it('still orders and compares arrays and structs of orderable types', async () => {

@@ -15,7 +15,7 @@
 import { unsupportedOperation } from '../errors';
 import type { Expr, SqlPosition } from './expression';
 import { exprChildren, exprToString } from './expression';
-import { compileExpression, typeOfCompiled, unresolvedColumn, widenSetOperationColumn, widerTypeWithoutStringPromotion } from './expression-compiler';
+import { compileExpression, expressionType, typeOfCompiled, unresolvedColumn, widenSetOperationColumn, widerTypeWithoutStringPromotion } from './expression-compiler';
 import { nondeterministicLateralSubquery } from './parser/lateral-subquery';
 import { DUPLICATE_COLUMN_MARK, duplicateColumn, sideColumnName, writtenColumnName, writtenName } from './column-names';
 import { ExpressionBuilder, lineColumn, type Scope } from './expression-builder';
@@ -24,7 +24,7 @@ import { children, firstStreamingRelation, isDeterministicPlan, relationOutput, 
 import { isCorrelatedSubquery } from './correlated-scalar-subquery';
 import { checkCorrelatedReferences, checkCorrelatedReferenceTypes, checkOffsetCorrelation, OuterReferences, readsOuterReference } from './outer-references';
 import { inSubqueriesInJoinConditions, inSubqueryOverRows, outerReferenceInSetOperation } from './in-subquery-rows';
-import { isOrderable, sameType, typeOfField, typeText, type TypeInfo } from './data-types';
+import { holdsMap, isOrderable, sameType, typeOfField, typeText, type TypeInfo } from './data-types';
 import { parsePlan } from './parser/ast-builder';
 import { mapExpression, someExpression } from './parser/expression-tree';
 import { expressionSql } from './parser/expression-sql';
@@ -545,14 +545,15 @@ class QueryPlanner {
         return this.columnAliases(u, ctes);
       case 'Intersect': case 'Except':
         return this.setOperationAsJoin(u, ctes);
-      case 'Distinct':
+      case 'Distinct': {
         // UNION (distinct) is Spark's Distinct over the Union: SELECT DISTINCT * of the UNION ALL,
         // a streaming aggregation keyed by every column (ReplaceDistinctWithAggregate).
-        if (u.child.kind === 'Union') {
-          const all: UnresolvedPlan = { kind: 'SubqueryAlias', alias: '__union', child: u.child, pos: u.child.pos };
-          return this.select({ ...u, child: selectAll(all, u.pos) }, ctes);
-        }
-        return this.select(u, ctes);
+        const distinct = u.child.kind === 'Union'
+          ? this.select({ ...u, child: selectAll({ kind: 'SubqueryAlias', alias: '__union', child: u.child, pos: u.child.pos }, u.pos) }, ctes)
+          : this.select(u, ctes);
+        this.refuseMapInDistinct(distinct, lineColumn(u.pos), u.child.kind === 'Union' ? 'UNION' : 'DISTINCT');
+        return distinct;
+      }
       // Every member listed, so that a new one is a lint error until it is handled here.
       case 'Aggregate': case 'Filter': case 'Generate': case 'Join': case 'OneRowRelation': case 'Project': case 'SubqueryAlias':
       case 'UnresolvedHaving': case 'UnresolvedRelation':
@@ -580,6 +581,22 @@ class QueryPlanner {
     const builder = this.builder(qualifiers, output);
     for (const e of u.partitionExpressions) compileExpression(builder.build(e), output);
     return planned;
+  }
+
+  /**
+   * A Distinct of a map-holding column refused as Spark's CheckAnalysis refuses it, before its
+   * grouping: `planned` is the Distinct's aggregation (under a Project or Filter of it), whose
+   * keys are the distinct columns, typed over its input (a GROUP BY there is checked first).
+   */
+  private refuseMapInDistinct(planned: LogicalPlan, position: SqlPosition | undefined, operator: string): void {
+    let p = planned;
+    while (p.kind === 'Project' || p.kind === 'Filter') p = p.child;
+    if (p.kind !== 'Aggregate') return;
+    const keys = p.groupBy;
+    // The Project over the aggregation names its keys as the query's columns.
+    const names = planned.kind === 'Project' && planned.list.length === keys.length ? planned.list.map((n) => n.name) : keys.map((e) => exprToString(e));
+    const input = this.resolved(p.child).output;
+    refuseMapColumnInSetOperation(keys.map((e, i) => [names[i], expressionType(e, input)]), position, operator);
   }
 
   /**
@@ -617,14 +634,8 @@ class QueryPlanner {
       if (!w) throw incompatibleColumnType(operator, i, 1, g, f, position);
       return w.type;
     });
-    // Spark's CheckAnalysis: a set operation compares rows, and a map has no equality.
-    const map = left.findIndex((f, i) => !isOrderable(widened[i] ?? f));
-    if (map >= 0) {
-      throw new SqlValidationError(
-        `[UNSUPPORTED_FEATURE.SET_OPERATION_ON_MAP_TYPE] The feature is not supported: Cannot have MAP type columns in DataFrame which calls set operations (INTERSECT, EXCEPT, etc.), but the type of column \`${left[map].name.replace(/`/g, '``')}\` is "${typeText(widened[map] ?? left[map])}". ` +
-          'Compare the map\'s entries instead: array_sort(map_entries(m))',
-        position, operator, 'UNSUPPORTED_FEATURE.SET_OPERATION_ON_MAP_TYPE');
-    }
+    // A CalendarInterval, which has no equality either, is refused here too, before the join's `<=>` of it is.
+    refuseMapColumnInSetOperation(left.map((f, i) => [f.name, widened[i] ?? f]), position, operator, (t) => !isOrderable(t));
     if (u.isAll) return this.setOperationAll(u, left, right, widened, ctes);
     // The result has the left's columns, cast where the widened type differs; the right's is cast by `<=>`.
     const leftTypes = widened.map((t, i) => (t && !sameType(left[i], t) ? t : undefined));
@@ -2545,6 +2556,20 @@ function exceptStar(columns: readonly StarColumn[], except: readonly (readonly s
  * Spark's CheckAnalysis of a Filter: an aggregate function in WHERE (outside a window and a
  * subquery) aggregates nothing, INVALID_WHERE_CONDITION.
  */
+/**
+ * Spark's CheckAnalysis of a Distinct (SELECT DISTINCT, UNION), an Intersect and an Except: they
+ * tell rows equal, and a map has no equality, so an output column holding one (`columns`: each
+ * name and type) is refused, before any grouping of it is.
+ */
+function refuseMapColumnInSetOperation(columns: readonly (readonly [string, TypeInfo | Field])[], position: SqlPosition | undefined, operator: string, refused = holdsMap): void {
+  const map = columns.find(([, t]) => refused(t));
+  if (!map) return;
+  throw new SqlValidationError(
+    `[UNSUPPORTED_FEATURE.SET_OPERATION_ON_MAP_TYPE] The feature is not supported: Cannot have MAP type columns in DataFrame which calls set operations (INTERSECT, EXCEPT, etc.), but the type of column \`${map[0].replace(/`/g, '``')}\` is "${typeText(map[1])}". ` +
+      'Compare the map\'s entries instead: array_sort(map_entries(m))',
+    position, operator, 'UNSUPPORTED_FEATURE.SET_OPERATION_ON_MAP_TYPE');
+}
+
 function checkNoAggregateInWhere(where: Expression): void {
   const found: Expression[] = [];
   someExpression(where, (x) => {
