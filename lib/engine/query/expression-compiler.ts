@@ -1766,6 +1766,7 @@ class ExpressionCompiler implements LambdaCompiler {
       const unified = unifyValues(true);
       if (!unified) this.fail(e, `${e.name}() arguments have incompatible types: ${valuesOf().map((a) => typeText(a)).join(', ')}`);
       const type = unifiedType(unified.u);
+      if (def.ordersValues) checkForOrderingExpr(e, type, e.name);
       // Written into the plan as Spark's analyzed plan shows it: `coalesce(cast(a as array<bigint>), b)`.
       for (const i of valueIdx) this.implicitCast(e, e.args[i], type);
       const [impl, evals, types] = [def.impl, unified.args.map((a) => a.eval), unified.args.map((a) => a.type)];
@@ -1859,6 +1860,7 @@ class ExpressionCompiler implements LambdaCompiler {
     }
     if (def.unifiedType) type = def.unifiedType(types);
     if (!RESULT_TYPES.includes(type)) this.fail(e, `${e.name}() ${type}`);
+    if (def.ordersValues) checkForOrderingExpr(e, { type: type as SqlType }, e.name);
     const dec: Partial<TypeInfo> = type === 'decimal' ? { decimal: resultDecimal ?? def.resultDecimal?.(literals) } : {};
     // A function that passes a value through has the widest integer type of its values.
     const longs = type !== 'long' ? [] : valuesOf().filter((a) => a.type === 'long');
