@@ -22,7 +22,7 @@ import { ExpressionBuilder, lineColumn, type Scope } from './expression-builder'
 import { generatorOutput, GENERATORS, TABLE_FUNCTIONS } from './generators';
 import { children, firstStreamingRelation, isDeterministicPlan, relationOutput, type LogicalPlan, type NamedExpr, type ScalarSubquery, type StreamingRelation } from './logical-plan';
 import { isCorrelatedSubquery } from './correlated-scalar-subquery';
-import { checkCorrelatedReferences, checkCorrelatedReferenceTypes, checkOffsetCorrelation, OuterReferences, readsOuterReference } from './outer-references';
+import { checkCorrelatedReferences, checkCorrelatedReferenceTypes, checkMixedAggregates, checkOffsetCorrelation, OuterReferences, readsOuterReference } from './outer-references';
 import { inSubqueriesInJoinConditions, inSubqueryOverRows, outerReferenceInSetOperation } from './in-subquery-rows';
 import { holdsMap, isOrderable, sameType, typeOfField, typeText, type TypeInfo } from './data-types';
 import { parsePlan } from './parser/ast-builder';
@@ -834,6 +834,7 @@ class QueryPlanner {
     child = inSubqueriesInJoinConditions(child, (q) => this.readsNoStream(q, this.ctes) && this.uncorrelatedQuery(q) !== undefined);
     child = this.predicateSubqueriesInJoinConditions(child);
     if (where && child.kind === 'Join') ({ child, where } = this.commaJoinConditions(child, where));
+    if (where) this.checkReducedExists(where, child, ctes);
     if (where) where = this.groupedExistsDecorrelated(reducedExists(where));
     items = items.map(reducedExists);
     grouping = grouping.map(reducedExists);
@@ -1169,6 +1170,37 @@ class QueryPlanner {
     checkCorrelatedReferences(planned.planned.plan, pos);
     checkOffsetCorrelation(planned.planned.plan, pos);
     checkCorrelatedReferenceTypes(planned.planned.plan, pos);
+  }
+
+  /**
+   * An EXISTS subquery of WHERE whose aggregates reducedExists drops (its rows are its input's):
+   * Spark's CheckAnalysis has them still, and refuses one over both the outer row's column and
+   * the subquery's own (AGGREGATE_FUNCTION_MIXED_OUTER_LOCAL_REFERENCES). `from` is the SELECT's
+   * FROM, whose columns are the outer row's; where either does not plan, its own refusal stands.
+   */
+  private checkReducedExists(where: Expression, from: UnresolvedPlan, ctes: ReadonlyMap<string, LogicalPlan>): void {
+    const dropped: Extract<Expression, { kind: 'Exists' }>[] = [];
+    someExpression(where, (x) => {
+      if (x.kind === 'Exists' && existsRows(x.plan) !== x.plan) dropped.push(x);
+      return false;
+    });
+    if (dropped.length === 0 || dropped.some((x) => !this.readsNoStream(x.plan, ctes))) return;
+    let outer: FromItem;
+    try {
+      outer = this.from(from, ctes);
+    } catch {
+      return;
+    }
+    const builder = this.builder(outer.qualifiers, outer.schema, outer.scope);
+    for (const x of dropped) {
+      let plan: LogicalPlan;
+      try {
+        plan = this.outerReferences.within(builder, outer.schema, () => this.resolved(this.withStaticLeaves(() => this.plan(x.plan, ctes))), lineColumn(x.pos)).planned.plan;
+      } catch {
+        continue;
+      }
+      checkMixedAggregates(plan, lineColumn(x.pos));
+    }
   }
 
   /** FROM: the source, a CTE, a subquery, or a stream-static join. */
