@@ -153,6 +153,8 @@ export class ExpressionBuilder {
   private readonly lateralAliases = new Map<string, Expr>();
   /** How many times a name was read as a lateral alias (whether a build read one). */
   private lateralReads = 0;
+  /** Whether an alias wins over an input column of its name (an ORDER BY item's, sortItem). */
+  private selectOutputFirst = false;
 
   /**
    * Builds a select item (with `build`, by default this builder's): what it computes, and what
@@ -169,6 +171,52 @@ export class ExpressionBuilder {
       return { expr, named: build(e) };
     } finally {
       for (const [k, v] of saved) this.lateralAliases.set(k, v);
+    }
+  }
+
+  /**
+   * Builds an ORDER BY item as Spark's ResolveReferencesInSort resolves it: its names read the
+   * select list's output (an alias) before the input's column of the name (`SELECT b AS a …
+   * ORDER BY a + 0` sorts on b). Where that reading fails, or `fails` finds it extracting what
+   * the alias does not hold (`col1.a` or `col1[0]` of a STRING alias), the names read the input
+   * instead, as Spark's failed resolution against the output leaves them to the input's columns.
+   */
+  sortItem(build: () => Expr, fails: (e: Expr) => boolean): Expr {
+    if (this.lateralAliases.size > 0) {
+      try {
+        const e = this.outputFirst(build);
+        if (!fails(e)) return e;
+      } catch {
+        // read over the input below, which fails as the item fails there
+      }
+    }
+    return build();
+  }
+
+  /**
+   * Builds HAVING as Spark resolves it over an aggregation: its names read the input's columns
+   * before the select list's aliases; where `fails` finds a dotted name extracting a field the
+   * input column does not hold (`col1.a` of a STRING column), the aliases first, as Spark
+   * resolves such a name against the Aggregate's output when it fails against its input. A
+   * subscript (`col1[0]`) of that column stays the column's, as in Spark.
+   */
+  havingCondition(build: () => Expr, fails: (e: Expr) => boolean): Expr {
+    const e = build();
+    if (this.lateralAliases.size === 0 || !fails(e)) return e;
+    try {
+      const aliased = this.outputFirst(build);
+      return fails(aliased) ? e : aliased;
+    } catch {
+      return e;
+    }
+  }
+
+  private outputFirst(build: () => Expr): Expr {
+    this.selectOutputFirst = true;
+    try {
+      return build();
+    } finally {
+      this.selectOutputFirst = false;
     }
   }
 
@@ -500,7 +548,8 @@ export class ExpressionBuilder {
   private lateralAlias(parts: readonly string[]): Expr | undefined {
     if (this.lateralAliases.size === 0 || this.scope.columns === undefined) return undefined;
     const first = parts[0].toLowerCase();
-    const shadowed = this.scope.columns.has(first) || this.unqualified.has(first) || this.scope.qualifiers.has(first) || this.scope.sides?.has(first) || this.scope.merged?.has(first);
+    const column = this.scope.columns.has(first) || this.unqualified.has(first) || this.scope.merged?.has(first) === true;
+    const shadowed = (column && !this.selectOutputFirst) || this.scope.qualifiers.has(first) || this.scope.sides?.has(first);
     return shadowed ? undefined : this.lateralAliases.get(first);
   }
 

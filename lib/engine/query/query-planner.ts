@@ -33,7 +33,7 @@ import { BooleanType, IntegerType, LongType, type DataType } from './parser/data
 import { parseDataType } from './parser/data-type-parser';
 import { resolveSubquery, type Resolved } from './resolved-plan';
 import { conjunctionOf, splitConjunctivePredicates, VALUES_RELATION, type BinaryOp, type Expression, type LogicalPlan as UnresolvedPlan, type Position } from './parser/unresolved-plan';
-import { buildAggregation, buildSortAndLimit, isAggregateCall, checkStarWithGroupByPosition, containsAggregate, groupingItem, isAggregation, isDistinctOverAggregation, missingSortReferences, sortOverMissingReferences, windowInGrouping, type SortClause } from './aggregate-planner';
+import { buildAggregation, buildSortAndLimit, extractsWhatIsNotThere, isAggregateCall, checkStarWithGroupByPosition, containsAggregate, groupingItem, isAggregation, isDistinctOverAggregation, missingSortReferences, sortOverMissingReferences, windowInGrouping, type SortClause } from './aggregate-planner';
 import { isAggregateFunctionName } from './aggregate-functions';
 import { buildStreamStaticJoin, firstStaticTable, tableOrViewNotFound } from './join-planner';
 import { isDeterministic } from './random-functions';
@@ -2232,7 +2232,7 @@ class QueryPlanner {
       // An item's name, its alias or the one Spark gives it (`s.field` is `field`), is a lateral alias.
       builder.addLateralAlias(name, expr);
     }
-    const missing = sort && missingSortReferences(sort, list, inputSchema, (e) => sortedOnCorrelatedSubquery(builder.build(e), sort.pos));
+    const missing = sort && missingSortReferences(sort, list, inputSchema, (e) => builder.sortItem(() => sortedOnCorrelatedSubquery(builder.build(e), sort.pos), (x) => extractsWhatIsNotThere(x, inputSchema)));
     builder.endSelectList();
     this.markRepeats(list);
     return missing ? sortOverMissingReferences(list, missing, generate ?? child) : { kind: 'Project', list, child: generate ?? child };
