@@ -523,6 +523,11 @@ export function missingSortReferences(sort: SortClause, list: readonly NamedExpr
   const hidden: NamedExpr[] = [];
   const order = orderByAll(sort, list.map((n) => n.name), input).order.map((o): SortOrder => {
     if (isPosition(o.child) || sortsOutputColumn(o.child, list.map((n) => n.name))) return o;
+    // An unaliased item by the name Spark gives it, its text with its strings unquoted
+    // (`concat_ws( , a, b)`), where no input column has that name.
+    const written = o.child.kind === 'UnresolvedAttribute' && o.child.nameParts.length === 1 ? o.child.nameParts[0].toLowerCase() : undefined;
+    const named = written !== undefined && !input.some((f) => f.name.toLowerCase() === written) ? list.find((n) => fieldName(exprToString(prettyStrings(n.expr))).toLowerCase() === written) : undefined;
+    if (named) return { ...o, child: { kind: 'UnresolvedAttribute', nameParts: [named.name], pos: o.child.pos, exact: true } };
     const name = `${SORT_PREFIX}${hidden.length}`;
     hidden.push({ expr: build(o.child), name });
     return { ...o, child: { kind: 'UnresolvedAttribute', nameParts: [name], pos: o.child.pos, exact: true } };

@@ -206,10 +206,10 @@ function subqueryJoinConditionsAsWhere(join: Extract<UnresolvedPlan, { kind: 'Jo
 const writtenText = (node: UnresolvedPlan | Expression) => JSON.stringify(node, (k, v: unknown) => (k === 'pos' ? undefined : typeof v === 'bigint' ? `${v}n` : v));
 
 /**
- * ORDER BY over GROUP BY: an EXISTS or IN subquery there that is a grouping expression as
+ * ORDER BY's EXISTS and IN subqueries: over GROUP BY, one that is a grouping expression as
  * written (`planned` the same expressions rewritten, as the aggregation outputs them) reads that
- * grouping expression, as Spark resolves a Sort's expression to the Aggregate's; any other is
- * refused as Spark refuses a predicate subquery in a Sort.
+ * grouping expression, as Spark resolves a Sort's expression to the Aggregate's; any other, over
+ * a select list too, is refused as Spark refuses a predicate subquery in a Sort.
  */
 function predicateSubqueriesInSort(sort: SortClause, written: readonly Expression[], planned: readonly Expression[]): SortClause {
   const subquery = (x: Expression) => x.kind === 'Exists' || x.kind === 'InSubquery';
@@ -846,7 +846,7 @@ class QueryPlanner {
     if (tableFunction && !this.staticLeaves) throw this.tableFunctionOverStream(tableFunction);
     let from = this.from(child, ctes);
     // After FROM's tables are found, as Spark checks a Sort's subqueries after resolving them.
-    if (sort && grouping.length) sort = predicateSubqueriesInSort(sort, writtenGrouping, grouping);
+    if (sort) sort = predicateSubqueriesInSort(sort, writtenGrouping, grouping);
     const hidden = hiddenTableNames(child);
     if (hidden.size) from = { ...from, scope: { ...from.scope, hidden } };
     this.batchSelect = this.staticLeaves && !firstStreamingRelation(from.plan);

@@ -51,3 +51,15 @@ describe('HAVING a name that is a select alias and an input column', () => {
     await expect(errorClassOf(selectStatic("SELECT ARRAY(1) AS col1 FROM VALUES ('a') t (col1) GROUP BY col1 HAVING col1[0] > 0", []))).resolves.toBe('INVALID_EXTRACT_BASE_FIELD_TYPE');
   });
 });
+
+describe('ORDER BY over a select list', () => {
+  it('sorts on an unaliased item by the name Spark gives it, its strings unquoted', async () => {
+    await expect(column("SELECT concat_ws(' ', a, b) FROM VALUES ('y', 'z'), ('x', 'w') t(a, b) ORDER BY `concat_ws( , a, b)`")).resolves.toEqual(['x w', 'y z']);
+  });
+
+  it('refuses an IN or EXISTS subquery as Spark refuses one in a Sort', async () => {
+    for (const key of ['b IN (SELECT 1)', 'EXISTS (SELECT a FROM VALUES (1) s(a) WHERE a > 0)']) {
+      await expect(errorClassOf(selectStatic(`SELECT a, b FROM VALUES (1, 2), (3, 4) t(a, b) ORDER BY a, ${key}`, []))).resolves.toBe('UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.UNSUPPORTED_IN_EXISTS_SUBQUERY');
+    }
+  });
+});
