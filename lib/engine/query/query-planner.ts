@@ -16,6 +16,7 @@ import { unsupportedOperation } from '../errors';
 import type { Expr, SqlPosition } from './expression';
 import { exprChildren, exprToString } from './expression';
 import { compileExpression, typeOfCompiled, unresolvedColumn, widenSetOperationColumn, widerTypeWithoutStringPromotion } from './expression-compiler';
+import { constant } from './function-args';
 import { nondeterministicLateralSubquery } from './parser/lateral-subquery';
 import { DUPLICATE_COLUMN_MARK, duplicateColumn, sideColumnName, writtenColumnName, writtenName } from './column-names';
 import { ExpressionBuilder, lineColumn, type Scope } from './expression-builder';
@@ -2333,6 +2334,7 @@ class QueryPlanner {
    * Project above names back.
    */
   private generate(call: Extract<Expr, { kind: 'call' }>, aliases: readonly string[] | undefined, inputSchema: Schema, child: LogicalPlan, renameCollisions = false, tableFunction?: boolean): { plan: Extract<LogicalPlan, { kind: 'Generate' }>; names: string[] } {
+    call = foldStackRows(call, inputSchema);
     const fields = generatorOutput(call.name, call.args, call.args.map((a) => compileExpression(a, inputSchema)));
     if (!Array.isArray(fields)) throw new SqlValidationError(`${fields.message} in ${exprToString(call)}`, call.pos, call.name, fields.errorClass);
     if (aliases !== undefined && aliases.length !== fields.length) throw this.aliasMismatch(call.name, fields.length, aliases, call.pos, tableFunction);
@@ -2353,6 +2355,20 @@ class QueryPlanner {
     });
     return { plan: { kind: 'Generate', generator: call, output, child }, names };
   }
+}
+
+/**
+ * stack(n, …) with its row count n written as a constant INT that is no literal (CAST(1 AS INT),
+ * 1 + 1) evaluated to the literal the generator reads: Spark's Stack evaluates any foldable INT
+ * (a NULL one reads as 0, which its check refuses as out of range).
+ */
+function foldStackRows(call: Extract<Expr, { kind: 'call' }>, inputSchema: Schema): Extract<Expr, { kind: 'call' }> {
+  const n = call.args[0];
+  if (call.name !== 'stack' || n === undefined || n.kind === 'literal' || !constant(n)) return call;
+  const c = compileExpression(n, inputSchema);
+  if (c.type !== 'long' || c.integral !== 32) return call;
+  const value = c.eval({}, { batchTimestampMs: 0 }) ?? 0;
+  return { ...call, args: [{ kind: 'literal', value, type: 'long', integral: 32, pos: n.pos, dataType: typeOfCompiled(c) }, ...call.args.slice(1)] };
 }
 
 /**
