@@ -65,9 +65,10 @@ export const CONDITIONAL_FUNCTIONS: Record<string, FunctionDef> = {
   },
   // Spark: `b` when `a` is NaN (NULL stays NULL); both doubles.
   // Spark's NaNvl is of its first argument's type, its inputs DOUBLE or FLOAT (a FLOAT beside a
-  // DOUBLE cast to it): of two FLOATs a FLOAT.
+  // DOUBLE cast to it, a NULL second argument to the first's type): of a FLOAT and a FLOAT or a
+  // NULL a FLOAT.
   nanvl: {
     min: 2, max: 2, nullIntolerant: false, type: (a) => (nums(a) ? 'takes DOUBLE or FLOAT arguments (DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE)' : 'double'), impl: ([a, b]) => (a === null ? null : Number.isNaN(a) ? b : a),
-    typed: (_e, [a, b]) => (a?.float32 && b?.float32 ? { type: 'double', float32: true, eval: (row, ctx) => { const x = a.eval(row, ctx); return x === null || !Number.isNaN(x) ? x : b.eval(row, ctx); } } : undefined),
+    typed: (_e, [a, b]) => (a?.float32 && (b?.float32 || b?.type === 'null') ? { type: 'double', float32: true, eval: (row, ctx) => { const x = a.eval(row, ctx); return x === null || !Number.isNaN(x) ? x : b.eval(row, ctx); } } : undefined),
   },
 };
