@@ -123,6 +123,17 @@ function alternatives(tokens: Token[]): Token[][] {
 
 const pad = (n: number, w: number) => String(n).padStart(w, '0');
 
+/**
+ * java.time's year of `n` letters: yy its last two digits (a reduced value, unsigned), y and yyy
+ * signed below zero (SignStyle.NORMAL), yyyy and more signed also when wider than `n` digits
+ * (EXCEEDS_PAD: +12345).
+ */
+function formatYear(v: number, n: number): string {
+  if (n === 2) return pad(Math.abs(v) % 100, 2);
+  const digits = pad(Math.abs(v), n);
+  return v < 0 ? `-${digits}` : n >= 4 && digits.length > n ? `+${digits}` : digits;
+}
+
 /** date_format(ts, pattern) */
 export function formatWithPattern(v: number, tokens: Token[]): string {
   const [ms, micros] = splitTimestamp(v);
@@ -131,6 +142,9 @@ export function formatWithPattern(v: number, tokens: Token[]): string {
   const mo = d.getUTCMonth();
   const day = d.getUTCDate();
   const h = d.getUTCHours();
+  // Spark writes y as java.time's u, the proleptic year (0 is 1 BC), unless the pattern has an
+  // era (G), beside which y is java.time's y, the year of the era.
+  const year = y <= 0 && tokens.some((t) => 'letter' in t && t.letter === 'G') ? 1 - y : y;
   let out = '';
   for (const t of tokens) {
     // Formatting prints an optional section's contents.
@@ -141,7 +155,7 @@ export function formatWithPattern(v: number, tokens: Token[]): string {
     }
     const n = t.count;
     switch (t.letter) {
-      case 'y': out += n === 2 ? pad(y % 100, 2) : pad(y, n); break;
+      case 'y': out += formatYear(year, n); break;
       case 'M':
       case 'L': out += n >= 4 ? MONTHS[mo] : n === 3 ? MONTHS[mo].slice(0, 3) : pad(mo + 1, n); break;
       case 'd': out += pad(day, n); break;
