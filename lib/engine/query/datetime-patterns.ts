@@ -11,7 +11,7 @@
  * in single quotes is literal and '' is a quote; `[…]` is an optional section, tried with and then
  * without its contents when parsing (at most 64 ways). Any other letter is an error at validation.
  */
-import { utc } from './date';
+import { formatYear, utc } from './date';
 import { splitTimestamp, timestampOf } from './timestamp-micros';
 import { fromWallClock, zoneOf } from './time-zones';
 import { RecordExpressionError } from '../errors';
@@ -123,17 +123,6 @@ function alternatives(tokens: Token[]): Token[][] {
 
 const pad = (n: number, w: number) => String(n).padStart(w, '0');
 
-/**
- * java.time's year of `n` letters: yy its last two digits (a reduced value, unsigned), y and yyy
- * signed below zero (SignStyle.NORMAL), yyyy and more signed also when wider than `n` digits
- * (EXCEEDS_PAD: +12345).
- */
-function formatYear(v: number, n: number): string {
-  if (n === 2) return pad(Math.abs(v) % 100, 2);
-  const digits = pad(Math.abs(v), n);
-  return v < 0 ? `-${digits}` : n >= 4 && digits.length > n ? `+${digits}` : digits;
-}
-
 /** date_format(ts, pattern) */
 export function formatWithPattern(v: number, tokens: Token[]): string {
   const [ms, micros] = splitTimestamp(v);
@@ -155,7 +144,8 @@ export function formatWithPattern(v: number, tokens: Token[]): string {
     }
     const n = t.count;
     switch (t.letter) {
-      case 'y': out += formatYear(year, n); break;
+      // yy: java.time's reduced value, the year's last two digits unsigned.
+      case 'y': out += n === 2 ? pad(Math.abs(year) % 100, 2) : formatYear(year, n); break;
       case 'M':
       case 'L': out += n >= 4 ? MONTHS[mo] : n === 3 ? MONTHS[mo].slice(0, 3) : pad(mo + 1, n); break;
       case 'd': out += pad(day, n); break;
