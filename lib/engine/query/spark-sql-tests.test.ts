@@ -10,7 +10,8 @@
  * Most copies are of Spark's master branch (4.x) non-ANSI results, a few of older versions;
  * an answer a later Spark changed to Weir's, or one newer than Spark 3.5, is listed as such.
  * Spark's sql-tests run in America/Los_Angeles, Weir in UTC: the queries copied are those whose
- * answer does not depend on the zone.
+ * answer does not depend on the zone (datetime-formatting's view of instants is written as the
+ * wall-clock times Spark shows, as its copy says).
  * A statement the harness does not run (a DROP, a SET and the queries under it) shows as
  * skipped with the reason.
  * SPARK_DIFFERENCES lists, per file, the queries Weir still answers otherwise, each with the
