@@ -34,7 +34,6 @@ import { parseDataType } from './parser/data-type-parser';
 import { resolveSubquery, type Resolved } from './resolved-plan';
 import { conjunctionOf, splitConjunctivePredicates, VALUES_RELATION, type BinaryOp, type Expression, type LogicalPlan as UnresolvedPlan, type Position } from './parser/unresolved-plan';
 import { buildAggregation, buildSortAndLimit, isAggregateCall, checkStarWithGroupByPosition, containsAggregate, groupingItem, isAggregation, isDistinctOverAggregation, missingSortReferences, sortOverMissingReferences, windowInGrouping, type SortClause } from './aggregate-planner';
-import { isAggregateFunctionName } from './aggregate-functions';
 import { buildStreamStaticJoin, firstStaticTable, tableOrViewNotFound } from './join-planner';
 import { isDeterministic } from './random-functions';
 import { planPivot } from './pivot-planner';
@@ -1006,11 +1005,10 @@ class QueryPlanner {
       return { plan: { kind: 'Distinct', child: selectAll(windowed, pos), pos }, ...(sort ? { sort } : {}) };
     }
     if (distinct || items.some((i) => i.kind === 'UnresolvedStar')) return undefined;
-    const aggregateCall = (x: Expression) => x.kind === 'UnresolvedFunction' && x.nameParts.length === 1 && isAggregateFunctionName(x.nameParts[0]);
     // An aggregate in a window's arguments or specification (`rank() OVER (ORDER BY sum(v))`)
     // makes an aggregation of the SELECT too; the window's own function does not.
     const windowReadsAggregate = items.some((i) => someExpression(i, (x) => x.kind === 'UnresolvedWindowExpression'
-      && [...(x.child.kind === 'UnresolvedFunction' ? x.child.arguments : [x.child]), ...x.partitionSpec, ...x.orderSpec.map((o) => o.child)].some((y) => someExpression(y, aggregateCall))));
+      && [...(x.child.kind === 'UnresolvedFunction' ? x.child.arguments : [x.child]), ...x.partitionSpec, ...x.orderSpec.map((o) => o.child)].some((y) => someExpression(y, isAggregateCall))));
     if (!isAggregation({ items, grouping, ...(having ? { having } : {}), distinct, pos: u.pos }) && !windowReadsAggregate) return undefined;
     const pos = u.pos;
     const alias = '__window_input';
@@ -1044,7 +1042,7 @@ class QueryPlanner {
       const group = x.kind === 'Literal' ? undefined : groups.get(keyOf(x));
       if (group) return column(group);
       // grouping() and grouping_id() read the grouping set, known in the inner query only.
-      if (x.kind === 'UnresolvedFunction' && (aggregateCall(x) || isGroupingCall(x))) {
+      if (x.kind === 'UnresolvedFunction' && (isAggregateCall(x) || isGroupingCall(x))) {
         if (hasWindowExpression(x)) throw windowInsideAggregate(x.pos);
         let name = aggregates.get(keyOf(x));
         if (!name) {
@@ -1766,7 +1764,7 @@ class QueryPlanner {
     // The aggregates, grouping columns and select aliases a moved conjunct reads are the
     // aggregation's (hidden) columns; in a subquery, the outer columns its correlation reads.
     return this.havingAsWhere(aggregate, having, distinct, 'having', correlated, (c, hide) => mapExpression(c, (x) => {
-      if (x.kind === 'UnresolvedAttribute' || (x.kind === 'UnresolvedFunction' && x.nameParts.length === 1 && isAggregateFunctionName(x.nameParts[0]))) return hide(x);
+      if (x.kind === 'UnresolvedAttribute' || isAggregateCall(x)) return hide(x);
       if (x.kind !== 'ScalarSubquery') return undefined;
       const r = this.correlatedScalarSubquery(x.plan, outer);
       const body = x.plan.kind === 'UnresolvedHaving' ? x.plan.child : x.plan;
@@ -1789,7 +1787,7 @@ class QueryPlanner {
   private existsInHavingAsWhere(aggregate: Extract<UnresolvedPlan, { kind: 'Aggregate' }>, having: Expression, distinct: boolean): UnresolvedPlan | undefined {
     const exists = (c: Expression) => someExpression(c, (x) => x.kind === 'Exists');
     return this.havingAsWhere(aggregate, having, distinct, 'exists', exists, (c, hide) => {
-      const outerAggregates = (e: Expression) => mapExpression(e, (x) => (x.kind === 'UnresolvedFunction' && x.nameParts.length === 1 && isAggregateFunctionName(x.nameParts[0]) ? hide(x) : undefined));
+      const outerAggregates = (e: Expression) => mapExpression(e, (x) => (isAggregateCall(x) ? hide(x) : undefined));
       return mapExpression(c, (x) => {
         if (x.kind !== 'Exists' || x.plan.kind !== 'Project' || x.plan.child.kind !== 'Filter') return undefined;
         return { ...x, plan: { ...x.plan, child: { ...x.plan.child, condition: outerAggregates(x.plan.child.condition) } } };
