@@ -691,7 +691,7 @@ export function specialDatetimeCast(e: Extract<Expr, { kind: 'cast' }>): Expr | 
 /**
  * Parses a timestamp as Spark's stringToTimestamp reads one (UTC when it names no zone), or null:
  * `[+-]yyyy[-[m]m[-[d]d[( |T)[[h]h:[m]m[:[s]s[.ffffff]]][zone]]]]`, a signed year of four to six
- * digits; the zone Z, an offset (+07:30, -1:0, +0730), or an ID (UTC, GMT+07:30, Europe/Moscow,
+ * digits; the zone Z, an offset (+07:30, -1:0, +0730, +07:30:15), or an ID (UTC, GMT+07:30, Europe/Moscow,
  * PST), after a space or not. A fraction keeps microseconds (Spark truncates a seventh to ninth
  * digit). For a TIMESTAMP_NTZ (`ntz`) the wall-clock time as written, as Spark's
  * stringToTimestampWithoutTimeZone: a zone ignored (a cast, a literal), or null with
@@ -727,7 +727,7 @@ function parseTimeOfToday(s: string, nowMs: number): number | null {
   if (Number(h) > 23 || Number(mi) > 59 || Number(sec) > 59) return null;
   let offset = 0;
   if (written !== undefined) {
-    const z = zoneOf(zoneId(written));
+    const z = zoneOf(written);
     if (z === null) return null;
     offset = offsetAt(z, nowMs);
   }
@@ -736,13 +736,10 @@ function parseTimeOfToday(s: string, nowMs: number): number | null {
   return inZone(t, us, written);
 }
 
-// Spark's getZoneId: (+|-)h:mm and (+|-)hh:m read as (+|-)hh:mm.
-const zoneId = (written: string) => written.replace(/^([+-])(\d):/, '$10$2:').replace(/^([+-]\d\d):(\d)$/, '$1:0$2');
-
 /** The instant of the wall-clock time `t` (ms, as if UTC) and its microseconds `us` in the written zone (none: UTC). */
 function inZone(t: number, us: number, zone: string | undefined): number | null {
   if (zone === undefined) return timestampOf(t, us % 1000);
-  const z = zoneOf(zoneId(zone));
+  const z = zoneOf(zone);
   if (z === null) return null;
   const instant = fromWallClock(z, t);
   // Java's ZoneOffset takes no offset past ±18:00.

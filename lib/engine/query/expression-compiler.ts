@@ -1837,9 +1837,9 @@ class ExpressionCompiler implements LambdaCompiler {
     if (!RESULT_TYPES.includes(type) && types.includes('string')) {
       // Spark's ImplicitTypeCasts: a string where the function takes a timestamp, a date or a
       // number is cast to one (NULL when it does not parse): date_trunc('YEAR', '2015-03-05T09:32:05').
-      // Not a value a function passes through: greatest(1, '2') is refused, as Spark's
-      // findWiderTypeWithoutStringPromotion finds no type for it.
-      const coerced = implicitStringCasts(types, (t) => def.type(t, literals), def.valueArgs === undefined);
+      // Not a value a function passes through: greatest(1, '2') and greatest('1', TIMESTAMP'…')
+      // are refused, as Spark's findWiderTypeWithoutStringPromotion finds no type for them.
+      const coerced = implicitStringCasts(types, (t) => def.type(t, literals), def.valueArgs === undefined, valueIdx);
       if (coerced) {
         args = args.map((a, i) => (coerced[i] === a.type ? a : convert(a, coerced[i])));
         types = coerced;
@@ -1949,10 +1949,11 @@ function fewestCasts(types: ExprType[], positions: number[], to: readonly ExprTy
 
 /**
  * Strings read as timestamps, dates or doubles where the function takes one (`sqrt('4')`,
- * `date_trunc('YEAR', '2015-03-05T09:32:05')`); `numbers`: a DOUBLE is one of the choices.
+ * `date_trunc('YEAR', '2015-03-05T09:32:05')`); `numbers`: a DOUBLE is one of the choices. A
+ * value the function passes through (at `values`) is never cast from a string.
  */
-function implicitStringCasts(types: ExprType[], typeOf: (t: ExprType[]) => ExprType | string, numbers: boolean): ExprType[] | undefined {
-  const strings = types.flatMap((t, i) => (t === 'string' ? [i] : []));
+function implicitStringCasts(types: ExprType[], typeOf: (t: ExprType[]) => ExprType | string, numbers: boolean, values: readonly number[]): ExprType[] | undefined {
+  const strings = types.flatMap((t, i) => (t === 'string' && !values.includes(i) ? [i] : []));
   return fewestCasts(types, strings, ['timestamp', 'date', ...(numbers ? ['double' as const] : [])], (t) => RESULT_TYPES.includes(typeOf(t)));
 }
 

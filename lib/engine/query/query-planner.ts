@@ -16,6 +16,7 @@ import { unsupportedOperation } from '../errors';
 import type { Expr, SqlPosition } from './expression';
 import { exprChildren, exprToString } from './expression';
 import { compileExpression, typeOfCompiled, unresolvedColumn, widenSetOperationColumn, widerTypeWithoutStringPromotion } from './expression-compiler';
+import { constant } from './function-args';
 import { nondeterministicLateralSubquery } from './parser/lateral-subquery';
 import { DUPLICATE_COLUMN_MARK, duplicateColumn, sideColumnName, writtenColumnName, writtenName } from './column-names';
 import { ExpressionBuilder, lineColumn, type Scope } from './expression-builder';
@@ -34,7 +35,6 @@ import { parseDataType } from './parser/data-type-parser';
 import { resolveSubquery, type Resolved } from './resolved-plan';
 import { conjunctionOf, splitConjunctivePredicates, VALUES_RELATION, type BinaryOp, type Expression, type LogicalPlan as UnresolvedPlan, type Position } from './parser/unresolved-plan';
 import { buildAggregation, buildSortAndLimit, extractsWhatIsNotThere, isAggregateCall, checkStarWithGroupByPosition, containsAggregate, groupingItem, isAggregation, isDistinctOverAggregation, missingSortReferences, sortOverMissingReferences, windowInGrouping, type SortClause } from './aggregate-planner';
-import { isAggregateFunctionName } from './aggregate-functions';
 import { buildStreamStaticJoin, firstStaticTable, tableOrViewNotFound } from './join-planner';
 import { isDeterministic } from './random-functions';
 import { planPivot } from './pivot-planner';
@@ -1006,11 +1006,10 @@ class QueryPlanner {
       return { plan: { kind: 'Distinct', child: selectAll(windowed, pos), pos }, ...(sort ? { sort } : {}) };
     }
     if (distinct || items.some((i) => i.kind === 'UnresolvedStar')) return undefined;
-    const aggregateCall = (x: Expression) => x.kind === 'UnresolvedFunction' && x.nameParts.length === 1 && isAggregateFunctionName(x.nameParts[0]);
     // An aggregate in a window's arguments or specification (`rank() OVER (ORDER BY sum(v))`)
     // makes an aggregation of the SELECT too; the window's own function does not.
     const windowReadsAggregate = items.some((i) => someExpression(i, (x) => x.kind === 'UnresolvedWindowExpression'
-      && [...(x.child.kind === 'UnresolvedFunction' ? x.child.arguments : [x.child]), ...x.partitionSpec, ...x.orderSpec.map((o) => o.child)].some((y) => someExpression(y, aggregateCall))));
+      && [...(x.child.kind === 'UnresolvedFunction' ? x.child.arguments : [x.child]), ...x.partitionSpec, ...x.orderSpec.map((o) => o.child)].some((y) => someExpression(y, isAggregateCall))));
     if (!isAggregation({ items, grouping, ...(having ? { having } : {}), distinct, pos: u.pos }) && !windowReadsAggregate) return undefined;
     const pos = u.pos;
     const alias = '__window_input';
@@ -1044,7 +1043,7 @@ class QueryPlanner {
       const group = x.kind === 'Literal' ? undefined : groups.get(keyOf(x));
       if (group) return column(group);
       // grouping() and grouping_id() read the grouping set, known in the inner query only.
-      if (x.kind === 'UnresolvedFunction' && (aggregateCall(x) || isGroupingCall(x))) {
+      if (x.kind === 'UnresolvedFunction' && (isAggregateCall(x) || isGroupingCall(x))) {
         if (hasWindowExpression(x)) throw windowInsideAggregate(x.pos);
         let name = aggregates.get(keyOf(x));
         if (!name) {
@@ -1766,7 +1765,7 @@ class QueryPlanner {
     // The aggregates, grouping columns and select aliases a moved conjunct reads are the
     // aggregation's (hidden) columns; in a subquery, the outer columns its correlation reads.
     return this.havingAsWhere(aggregate, having, distinct, 'having', correlated, (c, hide) => mapExpression(c, (x) => {
-      if (x.kind === 'UnresolvedAttribute' || (x.kind === 'UnresolvedFunction' && x.nameParts.length === 1 && isAggregateFunctionName(x.nameParts[0]))) return hide(x);
+      if (x.kind === 'UnresolvedAttribute' || isAggregateCall(x)) return hide(x);
       if (x.kind !== 'ScalarSubquery') return undefined;
       const r = this.correlatedScalarSubquery(x.plan, outer);
       const body = x.plan.kind === 'UnresolvedHaving' ? x.plan.child : x.plan;
@@ -1789,7 +1788,7 @@ class QueryPlanner {
   private existsInHavingAsWhere(aggregate: Extract<UnresolvedPlan, { kind: 'Aggregate' }>, having: Expression, distinct: boolean): UnresolvedPlan | undefined {
     const exists = (c: Expression) => someExpression(c, (x) => x.kind === 'Exists');
     return this.havingAsWhere(aggregate, having, distinct, 'exists', exists, (c, hide) => {
-      const outerAggregates = (e: Expression) => mapExpression(e, (x) => (x.kind === 'UnresolvedFunction' && x.nameParts.length === 1 && isAggregateFunctionName(x.nameParts[0]) ? hide(x) : undefined));
+      const outerAggregates = (e: Expression) => mapExpression(e, (x) => (isAggregateCall(x) ? hide(x) : undefined));
       return mapExpression(c, (x) => {
         if (x.kind !== 'Exists' || x.plan.kind !== 'Project' || x.plan.child.kind !== 'Filter') return undefined;
         return { ...x, plan: { ...x.plan, child: { ...x.plan.child, condition: outerAggregates(x.plan.child.condition) } } };
@@ -2335,6 +2334,7 @@ class QueryPlanner {
    * Project above names back.
    */
   private generate(call: Extract<Expr, { kind: 'call' }>, aliases: readonly string[] | undefined, inputSchema: Schema, child: LogicalPlan, renameCollisions = false, tableFunction?: boolean): { plan: Extract<LogicalPlan, { kind: 'Generate' }>; names: string[] } {
+    call = foldStackRows(call, inputSchema);
     const fields = generatorOutput(call.name, call.args, call.args.map((a) => compileExpression(a, inputSchema)));
     if (!Array.isArray(fields)) throw new SqlValidationError(`${fields.message} in ${exprToString(call)}`, call.pos, call.name, fields.errorClass);
     if (aliases !== undefined && aliases.length !== fields.length) throw this.aliasMismatch(call.name, fields.length, aliases, call.pos, tableFunction);
@@ -2355,6 +2355,20 @@ class QueryPlanner {
     });
     return { plan: { kind: 'Generate', generator: call, output, child }, names };
   }
+}
+
+/**
+ * stack(n, …) with its row count n written as a constant INT that is no literal (CAST(1 AS INT),
+ * 1 + 1) evaluated to the literal the generator reads: Spark's Stack evaluates any foldable INT
+ * (a NULL one reads as 0, which its check refuses as out of range).
+ */
+function foldStackRows(call: Extract<Expr, { kind: 'call' }>, inputSchema: Schema): Extract<Expr, { kind: 'call' }> {
+  const n = call.args[0];
+  if (call.name !== 'stack' || n === undefined || n.kind === 'literal' || !constant(n)) return call;
+  const c = compileExpression(n, inputSchema);
+  if (c.type !== 'long' || c.integral !== 32) return call;
+  const value = c.eval({}, { batchTimestampMs: 0 }) ?? 0;
+  return { ...call, args: [{ kind: 'literal', value, type: 'long', integral: 32, pos: n.pos, dataType: typeOfCompiled(c) }, ...call.args.slice(1)] };
 }
 
 /**
