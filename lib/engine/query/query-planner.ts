@@ -16,6 +16,7 @@ import { unsupportedOperation } from '../errors';
 import type { Expr, SqlPosition } from './expression';
 import { exprChildren, exprToString } from './expression';
 import { compileExpression, expressionType, typeOfCompiled, unresolvedColumn, widenSetOperationColumn, widerTypeWithoutStringPromotion } from './expression-compiler';
+import { constant } from './function-args';
 import { nondeterministicLateralSubquery } from './parser/lateral-subquery';
 import { DUPLICATE_COLUMN_MARK, duplicateColumn, sideColumnName, writtenColumnName, writtenName } from './column-names';
 import { ExpressionBuilder, lineColumn, type Scope } from './expression-builder';
@@ -33,8 +34,7 @@ import { BooleanType, IntegerType, LongType, type DataType } from './parser/data
 import { parseDataType } from './parser/data-type-parser';
 import { resolveSubquery, type Resolved } from './resolved-plan';
 import { conjunctionOf, splitConjunctivePredicates, VALUES_RELATION, type BinaryOp, type Expression, type LogicalPlan as UnresolvedPlan, type Position } from './parser/unresolved-plan';
-import { buildAggregation, buildSortAndLimit, isAggregateCall, checkStarWithGroupByPosition, containsAggregate, groupingItem, isAggregation, isDistinctOverAggregation, missingSortReferences, sortOverMissingReferences, windowInGrouping, type SortClause } from './aggregate-planner';
-import { isAggregateFunctionName } from './aggregate-functions';
+import { buildAggregation, buildSortAndLimit, extractsWhatIsNotThere, isAggregateCall, checkStarWithGroupByPosition, containsAggregate, groupingItem, isAggregation, isDistinctOverAggregation, missingSortReferences, sortOverMissingReferences, windowInGrouping, type SortClause } from './aggregate-planner';
 import { buildStreamStaticJoin, firstStaticTable, tableOrViewNotFound } from './join-planner';
 import { isDeterministic } from './random-functions';
 import { planPivot } from './pivot-planner';
@@ -206,10 +206,10 @@ function subqueryJoinConditionsAsWhere(join: Extract<UnresolvedPlan, { kind: 'Jo
 const writtenText = (node: UnresolvedPlan | Expression) => JSON.stringify(node, (k, v: unknown) => (k === 'pos' ? undefined : typeof v === 'bigint' ? `${v}n` : v));
 
 /**
- * ORDER BY over GROUP BY: an EXISTS or IN subquery there that is a grouping expression as
+ * ORDER BY's EXISTS and IN subqueries: over GROUP BY, one that is a grouping expression as
  * written (`planned` the same expressions rewritten, as the aggregation outputs them) reads that
- * grouping expression, as Spark resolves a Sort's expression to the Aggregate's; any other is
- * refused as Spark refuses a predicate subquery in a Sort.
+ * grouping expression, as Spark resolves a Sort's expression to the Aggregate's; any other, over
+ * a select list too, is refused as Spark refuses a predicate subquery in a Sort.
  */
 function predicateSubqueriesInSort(sort: SortClause, written: readonly Expression[], planned: readonly Expression[]): SortClause {
   const subquery = (x: Expression) => x.kind === 'Exists' || x.kind === 'InSubquery';
@@ -858,7 +858,7 @@ class QueryPlanner {
     if (tableFunction && !this.staticLeaves) throw this.tableFunctionOverStream(tableFunction);
     let from = this.from(child, ctes);
     // After FROM's tables are found, as Spark checks a Sort's subqueries after resolving them.
-    if (sort && grouping.length) sort = predicateSubqueriesInSort(sort, writtenGrouping, grouping);
+    if (sort) sort = predicateSubqueriesInSort(sort, writtenGrouping, grouping);
     const hidden = hiddenTableNames(child);
     if (hidden.size) from = { ...from, scope: { ...from.scope, hidden } };
     this.batchSelect = this.staticLeaves && !firstStreamingRelation(from.plan);
@@ -1018,11 +1018,10 @@ class QueryPlanner {
       return { plan: { kind: 'Distinct', child: selectAll(windowed, pos), pos }, ...(sort ? { sort } : {}) };
     }
     if (distinct || items.some((i) => i.kind === 'UnresolvedStar')) return undefined;
-    const aggregateCall = (x: Expression) => x.kind === 'UnresolvedFunction' && x.nameParts.length === 1 && isAggregateFunctionName(x.nameParts[0]);
     // An aggregate in a window's arguments or specification (`rank() OVER (ORDER BY sum(v))`)
     // makes an aggregation of the SELECT too; the window's own function does not.
     const windowReadsAggregate = items.some((i) => someExpression(i, (x) => x.kind === 'UnresolvedWindowExpression'
-      && [...(x.child.kind === 'UnresolvedFunction' ? x.child.arguments : [x.child]), ...x.partitionSpec, ...x.orderSpec.map((o) => o.child)].some((y) => someExpression(y, aggregateCall))));
+      && [...(x.child.kind === 'UnresolvedFunction' ? x.child.arguments : [x.child]), ...x.partitionSpec, ...x.orderSpec.map((o) => o.child)].some((y) => someExpression(y, isAggregateCall))));
     if (!isAggregation({ items, grouping, ...(having ? { having } : {}), distinct, pos: u.pos }) && !windowReadsAggregate) return undefined;
     const pos = u.pos;
     const alias = '__window_input';
@@ -1056,7 +1055,7 @@ class QueryPlanner {
       const group = x.kind === 'Literal' ? undefined : groups.get(keyOf(x));
       if (group) return column(group);
       // grouping() and grouping_id() read the grouping set, known in the inner query only.
-      if (x.kind === 'UnresolvedFunction' && (aggregateCall(x) || isGroupingCall(x))) {
+      if (x.kind === 'UnresolvedFunction' && (isAggregateCall(x) || isGroupingCall(x))) {
         if (hasWindowExpression(x)) throw windowInsideAggregate(x.pos);
         let name = aggregates.get(keyOf(x));
         if (!name) {
@@ -1809,7 +1808,7 @@ class QueryPlanner {
     // The aggregates, grouping columns and select aliases a moved conjunct reads are the
     // aggregation's (hidden) columns; in a subquery, the outer columns its correlation reads.
     return this.havingAsWhere(aggregate, having, distinct, 'having', correlated, (c, hide) => mapExpression(c, (x) => {
-      if (x.kind === 'UnresolvedAttribute' || (x.kind === 'UnresolvedFunction' && x.nameParts.length === 1 && isAggregateFunctionName(x.nameParts[0]))) return hide(x);
+      if (x.kind === 'UnresolvedAttribute' || isAggregateCall(x)) return hide(x);
       if (x.kind !== 'ScalarSubquery') return undefined;
       const r = this.correlatedScalarSubquery(x.plan, outer);
       const body = x.plan.kind === 'UnresolvedHaving' ? x.plan.child : x.plan;
@@ -1832,7 +1831,7 @@ class QueryPlanner {
   private existsInHavingAsWhere(aggregate: Extract<UnresolvedPlan, { kind: 'Aggregate' }>, having: Expression, distinct: boolean): UnresolvedPlan | undefined {
     const exists = (c: Expression) => someExpression(c, (x) => x.kind === 'Exists');
     return this.havingAsWhere(aggregate, having, distinct, 'exists', exists, (c, hide) => {
-      const outerAggregates = (e: Expression) => mapExpression(e, (x) => (x.kind === 'UnresolvedFunction' && x.nameParts.length === 1 && isAggregateFunctionName(x.nameParts[0]) ? hide(x) : undefined));
+      const outerAggregates = (e: Expression) => mapExpression(e, (x) => (isAggregateCall(x) ? hide(x) : undefined));
       return mapExpression(c, (x) => {
         if (x.kind !== 'Exists' || x.plan.kind !== 'Project' || x.plan.child.kind !== 'Filter') return undefined;
         return { ...x, plan: { ...x.plan, child: { ...x.plan.child, condition: outerAggregates(x.plan.child.condition) } } };
@@ -2275,7 +2274,7 @@ class QueryPlanner {
       // An item's name, its alias or the one Spark gives it (`s.field` is `field`), is a lateral alias.
       builder.addLateralAlias(name, expr);
     }
-    const missing = sort && missingSortReferences(sort, list, inputSchema, (e) => sortedOnCorrelatedSubquery(builder.build(e), sort.pos));
+    const missing = sort && missingSortReferences(sort, list, inputSchema, (e) => builder.sortItem(() => sortedOnCorrelatedSubquery(builder.build(e), sort.pos), (x) => extractsWhatIsNotThere(x, inputSchema)));
     builder.endSelectList();
     this.markRepeats(list);
     return missing ? sortOverMissingReferences(list, missing, generate ?? child) : { kind: 'Project', list, child: generate ?? child };
@@ -2378,6 +2377,7 @@ class QueryPlanner {
    * Project above names back.
    */
   private generate(call: Extract<Expr, { kind: 'call' }>, aliases: readonly string[] | undefined, inputSchema: Schema, child: LogicalPlan, renameCollisions = false, tableFunction?: boolean): { plan: Extract<LogicalPlan, { kind: 'Generate' }>; names: string[] } {
+    call = foldStackRows(call, inputSchema);
     const fields = generatorOutput(call.name, call.args, call.args.map((a) => compileExpression(a, inputSchema)));
     if (!Array.isArray(fields)) throw new SqlValidationError(`${fields.message} in ${exprToString(call)}`, call.pos, call.name, fields.errorClass);
     if (aliases !== undefined && aliases.length !== fields.length) throw this.aliasMismatch(call.name, fields.length, aliases, call.pos, tableFunction);
@@ -2398,6 +2398,20 @@ class QueryPlanner {
     });
     return { plan: { kind: 'Generate', generator: call, output, child }, names };
   }
+}
+
+/**
+ * stack(n, …) with its row count n written as a constant INT that is no literal (CAST(1 AS INT),
+ * 1 + 1) evaluated to the literal the generator reads: Spark's Stack evaluates any foldable INT
+ * (a NULL one reads as 0, which its check refuses as out of range).
+ */
+function foldStackRows(call: Extract<Expr, { kind: 'call' }>, inputSchema: Schema): Extract<Expr, { kind: 'call' }> {
+  const n = call.args[0];
+  if (call.name !== 'stack' || n === undefined || n.kind === 'literal' || !constant(n)) return call;
+  const c = compileExpression(n, inputSchema);
+  if (c.type !== 'long' || c.integral !== 32) return call;
+  const value = c.eval({}, { batchTimestampMs: 0 }) ?? 0;
+  return { ...call, args: [{ kind: 'literal', value, type: 'long', integral: 32, pos: n.pos, dataType: typeOfCompiled(c) }, ...call.args.slice(1)] };
 }
 
 /**
