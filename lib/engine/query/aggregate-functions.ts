@@ -650,7 +650,7 @@ function resolve(name: string, call: AggregateCall, text: string): AggregateFunc
       arity(1);
       if (arg!.type === 'decimal') return sumDecimal(arg!.decimal!);
       if (isInterval(arg!.type)) return sumInterval(arg!);
-      if (!numeric) fail(`sum() needs a numeric or interval argument, got ${typeText(arg!)}`);
+      if (!numeric) fail(`sum() needs a numeric or interval argument, got ${typeText(arg!)}`, 'DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE');
       // A column of NULLs sums as Spark's Sum casts it, to a DOUBLE (NumericType's default).
       return sum(arg!.type === 'long' ? 'long' : 'double');
     case 'avg':
@@ -658,7 +658,7 @@ function resolve(name: string, call: AggregateCall, text: string): AggregateFunc
       arity(1);
       if (arg!.type === 'decimal') return avgDecimal(arg!.decimal!);
       if (isInterval(arg!.type)) return avgInterval(arg!);
-      if (!numeric) fail(`avg() needs a numeric or interval argument, got ${typeText(arg!)}`);
+      if (!numeric) fail(`avg() needs a numeric or interval argument, got ${typeText(arg!)}`, 'DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE');
       return avg;
     case 'try_sum':
       arity(1);

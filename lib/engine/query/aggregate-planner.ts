@@ -16,6 +16,7 @@
  */
 import { unsupportedOperation } from '../errors';
 import type { Schema } from '../types';
+import { fieldOfType } from './data-types';
 import { containsAggregate, FIRST_LAST_NAMES, isAggregateCall } from './aggregate-functions';
 import { LIST_AGG_NAMES, unsupportedSyntax, WITHIN_GROUP_NAMES } from './within-group';
 import { canonicalized, exprChildren, exprToString, mapExprChildren, METADATA_COLUMN, referencedColumns, type Expr, type SqlPosition } from './expression';
@@ -38,8 +39,6 @@ const KEY_PREFIX = '__key';
 const SORT_PREFIX = '__sort';
 
 type Call = Extract<Expression, { kind: 'UnresolvedFunction' }>;
-
-export { containsAggregate, isAggregateCall };
 
 /** Spark's checkValidAggregateExpression: a column read outside every aggregate function. */
 export function columnOutsideAggregate(e: Expression): Expression | undefined {
@@ -280,6 +279,20 @@ export function buildAggregation(c: AggregationClauses, child: LogicalPlan, chil
     seenKey.add(k);
   });
 
+  // The input's columns and the grouping keys' by the names the aggregation's expressions read
+  // them, typed for extractsWhatIsNotThere (an aggregate's column it leaves untyped).
+  const keyExprs = analytics ? analytics.expressions.map(groupingExpr) : groupBy;
+  const probeSchema = (): Schema => [
+    ...childSchema,
+    ...keyExprs.flatMap((g, i) => {
+      try {
+        return [fieldOfType(keyNames[i], typeOfCompiled(compileExpression(g, childSchema)))];
+      } catch {
+        return [];
+      }
+    }),
+  ];
+
   const aggregates: NamedExpr[] = [];
   const aggText: string[] = [];
   /** Which aggregates are DISTINCT (a batch plan's), by index among `aggregates`. */
@@ -430,7 +443,8 @@ export function buildAggregation(c: AggregationClauses, child: LogicalPlan, chil
   // UnresolvedHaving resolves against the Aggregate's output); an input column of the name wins.
   let having: Expr | undefined;
   if (c.having) {
-    having = builder.build(rewrite(c.having));
+    const condition = c.having;
+    having = builder.havingCondition(() => builder.build(rewrite(condition)), (e) => extractsWhatIsNotThere(e, probeSchema(), true));
     checkOnlyKeys(having, 'HAVING', list);
   }
   // ORDER BY (Spark's ResolveAggregateFunctions and ResolveMissingReferences on a Sort over an
@@ -438,8 +452,11 @@ export function buildAggregation(c: AggregationClauses, child: LogicalPlan, chil
   // (grouping(k), sum(x), a key the select list leaves out) is computed beside the select list
   // as a hidden column, sorted on, and dropped again. Like HAVING, it reads the select's aliases.
   const missing = c.sort && !c.distinct && missingSortReferences(c.sort, list, childSchema, (e) => {
-    const expr = builder.build(rewrite(e));
-    checkOnlyKeys(expr, 'ORDER BY', list);
+    const expr = builder.sortItem(() => {
+      const built = builder.build(rewrite(e));
+      checkOnlyKeys(built, 'ORDER BY', list);
+      return built;
+    }, (x) => extractsWhatIsNotThere(x, probeSchema()));
     return expr;
   });
   builder.endSelectList();
@@ -451,6 +468,33 @@ export function buildAggregation(c: AggregationClauses, child: LogicalPlan, chil
   if (missing) return sortOverMissingReferences(list, missing, plan);
   plan = { kind: 'Project', list, child: plan };
   return c.sort ? buildSortAndLimit(plan, c.sort, undefined) : plan;
+}
+
+/**
+ * Whether `e` extracts from a value that holds no such part, as far as `schema` types it: a field
+ * (`x.a`) of a value that is no struct or map, or (unless `fieldsOnly`) an element (`x[0]`) of
+ * one that is no array or map, which Spark's ExtractValue refuses (INVALID_EXTRACT_BASE_FIELD_TYPE)
+ * and its resolution of a name then tries elsewhere. A value `schema` cannot type is no failure.
+ */
+export function extractsWhatIsNotThere(e: Expr, schema: Schema, fieldsOnly = false): boolean {
+  const typeOf = (x: Expr) => {
+    try {
+      return compileExpression(x, schema).type;
+    } catch {
+      return undefined;
+    }
+  };
+  const fails = (x: Expr): boolean => {
+    if (x.kind === 'field') {
+      const t = typeOf(x.arg);
+      if (t !== undefined && t !== 'struct' && t !== 'map' && t !== 'null') return true;
+    } else if (x.kind === 'call' && x.subscript && !fieldsOnly) {
+      const t = typeOf(x.args[0]);
+      if (t !== undefined && t !== 'array' && t !== 'map' && t !== 'null') return true;
+    }
+    return exprChildren(x).some(fails);
+  };
+  return fails(e);
 }
 
 /** An ORDER BY whose items that are no output column are computed as hidden columns (`__sort<i>`), which it sorts on instead. */
@@ -470,6 +514,11 @@ export function missingSortReferences(sort: SortClause, list: readonly NamedExpr
   const hidden: NamedExpr[] = [];
   const order = orderByAll(sort, list.map((n) => n.name), input).order.map((o): SortOrder => {
     if (isPosition(o.child) || sortsOutputColumn(o.child, list.map((n) => n.name))) return o;
+    // An unaliased item by the name Spark gives it, its text with its strings unquoted
+    // (`concat_ws( , a, b)`), where no input column has that name.
+    const written = o.child.kind === 'UnresolvedAttribute' && o.child.nameParts.length === 1 ? o.child.nameParts[0].toLowerCase() : undefined;
+    const named = written !== undefined && !input.some((f) => f.name.toLowerCase() === written) ? list.find((n) => fieldName(exprToString(prettyStrings(n.expr))).toLowerCase() === written) : undefined;
+    if (named) return { ...o, child: { kind: 'UnresolvedAttribute', nameParts: [named.name], pos: o.child.pos, exact: true } };
     const name = `${SORT_PREFIX}${hidden.length}`;
     hidden.push({ expr: build(o.child), name });
     return { ...o, child: { kind: 'UnresolvedAttribute', nameParts: [name], pos: o.child.pos, exact: true } };
