@@ -25,6 +25,8 @@ import { divideHalfUp, exactMicros, exactMonths, fullRange, type IntervalKind } 
 import { castValue, formatDouble, isInterval } from './sql-values';
 import { microsOfTimestamp, timestampFromMicros } from './timestamp-micros';
 import { AnalysisException, RecordExpressionError } from '../errors';
+import { someExpression } from './parser/expression-tree';
+import type { Expression } from './parser/unresolved-plan';
 import { hllAdd, hllCreate, hllEstimate, precisionFor } from '../operators/hyper-log-log';
 import {
   bitAggregate, boolAggregate, collect, countIf, extremumBy, firstLast, isMergeableCollect, listAgg, mergeCollect, SKIP_ROW, tryAvgLong, trySumLong, updateCollect, type CollectOp,
@@ -375,6 +377,17 @@ export function isAggregateFunctionName(name: string): boolean {
   return Object.hasOwn(AGGREGATE_FUNCTIONS, name.toLowerCase());
 }
 
+type Call = Extract<Expression, { kind: 'UnresolvedFunction' }>;
+
+export const isAggregateCall = (e: Expression): e is Call =>
+  e.kind === 'UnresolvedFunction' && e.nameParts.length === 1 && isAggregateFunctionName(e.nameParts[0]);
+
+/**
+ * An aggregate call outside a window expression: `sum(x) OVER (…)` is a window function (refused
+ * on a stream), which makes no aggregation of its SELECT.
+ */
+export const containsAggregate = (e: Expression): boolean => someExpression(e, isAggregateCall, (x) => x.kind !== 'UnresolvedWindowExpression');
+
 const countStar: AggregateFunction = {
   name: 'count', resultType: 'long', op: COUNT_STAR,
   init: () => 0,
@@ -638,7 +651,7 @@ function resolve(name: string, call: AggregateCall, text: string): AggregateFunc
       arity(1);
       if (arg!.type === 'decimal') return sumDecimal(arg!.decimal!);
       if (isInterval(arg!.type)) return sumInterval(arg!);
-      if (!numeric) fail(`sum() needs a numeric or interval argument, got ${typeText(arg!)}`);
+      if (!numeric) fail(`sum() needs a numeric or interval argument, got ${typeText(arg!)}`, 'DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE');
       // A column of NULLs sums as Spark's Sum casts it, to a DOUBLE (NumericType's default).
       return sum(arg!.type === 'long' ? 'long' : 'double');
     case 'avg':
@@ -646,7 +659,7 @@ function resolve(name: string, call: AggregateCall, text: string): AggregateFunc
       arity(1);
       if (arg!.type === 'decimal') return avgDecimal(arg!.decimal!);
       if (isInterval(arg!.type)) return avgInterval(arg!);
-      if (!numeric) fail(`avg() needs a numeric or interval argument, got ${typeText(arg!)}`);
+      if (!numeric) fail(`avg() needs a numeric or interval argument, got ${typeText(arg!)}`, 'DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE');
       return avg;
     case 'try_sum':
       arity(1);

@@ -15,8 +15,8 @@
  * treats `distinct()` the same way, so the same output-mode rules apply).
  */
 import { unsupportedOperation } from '../errors';
-import type { Schema } from '../types';
-import { FIRST_LAST_NAMES, isAggregateFunctionName } from './aggregate-functions';
+import type { Field, Schema } from '../types';
+import { containsAggregate, FIRST_LAST_NAMES, isAggregateCall } from './aggregate-functions';
 import { LIST_AGG_NAMES, unsupportedSyntax, WITHIN_GROUP_NAMES } from './within-group';
 import { canonicalized, exprChildren, exprToString, mapExprChildren, METADATA_COLUMN, referencedColumns, type Expr, type SqlPosition } from './expression';
 import { lineColumn, type ExpressionBuilder } from './expression-builder';
@@ -30,7 +30,7 @@ import { mapExpression, someExpression } from './parser/expression-tree';
 import { BooleanType, IntegerType, NullType, sql, StringType, type DataType } from './parser/data-type';
 import type { Expression, Position, SortOrder } from './parser/unresolved-plan';
 import { SqlValidationError } from './sql-error';
-import { holdsVariant, typeText } from './data-types';
+import { fieldOfType, holdsVariant, typeText, type TypeInfo } from './data-types';
 import { writtenColumnName } from './column-names';
 import { isCorrelatedSubquery } from './correlated-scalar-subquery';
 
@@ -39,15 +39,6 @@ const KEY_PREFIX = '__key';
 const SORT_PREFIX = '__sort';
 
 type Call = Extract<Expression, { kind: 'UnresolvedFunction' }>;
-
-export const isAggregateCall = (e: Expression): e is Call =>
-  e.kind === 'UnresolvedFunction' && e.nameParts.length === 1 && isAggregateFunctionName(e.nameParts[0]);
-
-/**
- * An aggregate call outside a window expression: `sum(x) OVER (…)` is a window function (refused
- * on a stream), which makes no aggregation of its SELECT.
- */
-export const containsAggregate = (e: Expression): boolean => someExpression(e, isAggregateCall, (x) => x.kind !== 'UnresolvedWindowExpression');
 
 /** Spark's checkValidAggregateExpression: a column read outside every aggregate function. */
 export function columnOutsideAggregate(e: Expression): Expression | undefined {
@@ -98,6 +89,20 @@ function aggregateText(name: string, args: Expr[], filter: Expr | undefined): st
 }
 
 /**
+ * Spark's UNSUPPORTED_FEATURE.SET_OPERATION_ON_VARIANT_TYPE or …_MAP_TYPE (CheckAnalysis's
+ * variantColumnInSetOperation, mapColumnInSetOperation): the column `name` of type `t`, holding a
+ * VARIANT or a map, has no equality for a DISTINCT or a set operation to tell its rows apart by.
+ */
+export function setOperationColumnRefused(name: string, t: TypeInfo | Field, position: SqlPosition | undefined, operator: string): SqlValidationError {
+  const variant = holdsVariant(t);
+  const kind = variant ? 'VARIANT' : 'MAP';
+  const todo = variant ? "Compare a value read from it instead: variant_get(v, '$.path', 'type') or to_json(v)" : "Compare the map's entries instead: array_sort(map_entries(m))";
+  return new SqlValidationError(
+    `[UNSUPPORTED_FEATURE.SET_OPERATION_ON_${kind}_TYPE] The feature is not supported: Cannot have ${kind} type columns in DataFrame which calls set operations (INTERSECT, EXCEPT, etc.), but the type of column \`${name.replace(/`/g, '``')}\` is "${typeText(t)}". ${todo}`,
+    position, operator, `UNSUPPORTED_FEATURE.SET_OPERATION_ON_${kind}_TYPE`);
+}
+
+/**
  * Spark's CheckAnalysis refuses a Distinct (SELECT DISTINCT, UNION) over a VARIANT column
  * (variantColumnInSetOperation): a VARIANT has no equality. Refused here, before the keys are
  * compiled as GROUP BY keys, whose refusal would name GROUP BY.
@@ -113,10 +118,7 @@ function refuseDistinctVariant(keys: Expr[], items: readonly Expression[], child
     if (!holdsVariant(t)) return;
     const item = items[i] as Expression | undefined;
     const name = item?.kind === 'Alias' ? item.name : exprToString(k);
-    throw new SqlValidationError(
-      `[UNSUPPORTED_FEATURE.SET_OPERATION_ON_VARIANT_TYPE] The feature is not supported: Cannot have VARIANT type columns in DataFrame which calls set operations (INTERSECT, EXCEPT, etc.), but the type of column \`${name.replace(/`/g, '``')}\` is "${typeText(t)}". ` +
-        'Make rows distinct by a value read from it: variant_get(v, \'$.path\', \'type\') or to_json(v)',
-      k.pos ?? pos, 'DISTINCT', 'UNSUPPORTED_FEATURE.SET_OPERATION_ON_VARIANT_TYPE');
+    throw setOperationColumnRefused(name, t, k.pos ?? pos, 'DISTINCT');
   });
 }
 
@@ -312,6 +314,20 @@ export function buildAggregation(c: AggregationClauses, child: LogicalPlan, chil
     seenKey.add(k);
   });
 
+  // The input's columns and the grouping keys' by the names the aggregation's expressions read
+  // them, typed for extractsWhatIsNotThere (an aggregate's column it leaves untyped).
+  const keyExprs = analytics ? analytics.expressions.map(groupingExpr) : groupBy;
+  const probeSchema = (): Schema => [
+    ...childSchema,
+    ...keyExprs.flatMap((g, i) => {
+      try {
+        return [fieldOfType(keyNames[i], typeOfCompiled(compileExpression(g, childSchema)))];
+      } catch {
+        return [];
+      }
+    }),
+  ];
+
   const aggregates: NamedExpr[] = [];
   const aggText: string[] = [];
   /** Which aggregates are DISTINCT (a batch plan's), by index among `aggregates`. */
@@ -462,7 +478,8 @@ export function buildAggregation(c: AggregationClauses, child: LogicalPlan, chil
   // UnresolvedHaving resolves against the Aggregate's output); an input column of the name wins.
   let having: Expr | undefined;
   if (c.having) {
-    having = builder.build(rewrite(c.having));
+    const condition = c.having;
+    having = builder.havingCondition(() => builder.build(rewrite(condition)), (e) => extractsWhatIsNotThere(e, probeSchema(), true));
     checkOnlyKeys(having, 'HAVING', list);
   }
   // ORDER BY (Spark's ResolveAggregateFunctions and ResolveMissingReferences on a Sort over an
@@ -470,8 +487,11 @@ export function buildAggregation(c: AggregationClauses, child: LogicalPlan, chil
   // (grouping(k), sum(x), a key the select list leaves out) is computed beside the select list
   // as a hidden column, sorted on, and dropped again. Like HAVING, it reads the select's aliases.
   const missing = c.sort && !c.distinct && missingSortReferences(c.sort, list, childSchema, (e) => {
-    const expr = builder.build(rewrite(e));
-    checkOnlyKeys(expr, 'ORDER BY', list);
+    const expr = builder.sortItem(() => {
+      const built = builder.build(rewrite(e));
+      checkOnlyKeys(built, 'ORDER BY', list);
+      return built;
+    }, (x) => extractsWhatIsNotThere(x, probeSchema()));
     return expr;
   });
   builder.endSelectList();
@@ -483,6 +503,33 @@ export function buildAggregation(c: AggregationClauses, child: LogicalPlan, chil
   if (missing) return sortOverMissingReferences(list, missing, plan);
   plan = { kind: 'Project', list, child: plan };
   return c.sort ? buildSortAndLimit(plan, c.sort, undefined) : plan;
+}
+
+/**
+ * Whether `e` extracts from a value that holds no such part, as far as `schema` types it: a field
+ * (`x.a`) of a value that is no struct or map, or (unless `fieldsOnly`) an element (`x[0]`) of
+ * one that is no array or map, which Spark's ExtractValue refuses (INVALID_EXTRACT_BASE_FIELD_TYPE)
+ * and its resolution of a name then tries elsewhere. A value `schema` cannot type is no failure.
+ */
+export function extractsWhatIsNotThere(e: Expr, schema: Schema, fieldsOnly = false): boolean {
+  const typeOf = (x: Expr) => {
+    try {
+      return compileExpression(x, schema).type;
+    } catch {
+      return undefined;
+    }
+  };
+  const fails = (x: Expr): boolean => {
+    if (x.kind === 'field') {
+      const t = typeOf(x.arg);
+      if (t !== undefined && t !== 'struct' && t !== 'map' && t !== 'null') return true;
+    } else if (x.kind === 'call' && x.subscript && !fieldsOnly) {
+      const t = typeOf(x.args[0]);
+      if (t !== undefined && t !== 'array' && t !== 'map' && t !== 'null') return true;
+    }
+    return exprChildren(x).some(fails);
+  };
+  return fails(e);
 }
 
 /** An ORDER BY whose items that are no output column are computed as hidden columns (`__sort<i>`), which it sorts on instead. */
@@ -502,6 +549,11 @@ export function missingSortReferences(sort: SortClause, list: readonly NamedExpr
   const hidden: NamedExpr[] = [];
   const order = orderByAll(sort, list.map((n) => n.name), input).order.map((o): SortOrder => {
     if (isPosition(o.child) || sortsOutputColumn(o.child, list.map((n) => n.name))) return o;
+    // An unaliased item by the name Spark gives it, its text with its strings unquoted
+    // (`concat_ws( , a, b)`), where no input column has that name.
+    const written = o.child.kind === 'UnresolvedAttribute' && o.child.nameParts.length === 1 ? o.child.nameParts[0].toLowerCase() : undefined;
+    const named = written !== undefined && !input.some((f) => f.name.toLowerCase() === written) ? list.find((n) => fieldName(exprToString(prettyStrings(n.expr))).toLowerCase() === written) : undefined;
+    if (named) return { ...o, child: { kind: 'UnresolvedAttribute', nameParts: [named.name], pos: o.child.pos, exact: true } };
     const name = `${SORT_PREFIX}${hidden.length}`;
     hidden.push({ expr: build(o.child), name });
     return { ...o, child: { kind: 'UnresolvedAttribute', nameParts: [name], pos: o.child.pos, exact: true } };

@@ -51,6 +51,16 @@ function withoutNegativeZeros(v: unknown): unknown {
   return v;
 }
 
+/**
+ * Spark's TypeUtils.checkForOrderingExpr of a function that compares elements (`fn` its name):
+ * the message when `t`, the elements' type, has no order (a map, or an array or struct holding
+ * one), which `then` gives way to; `then` otherwise.
+ */
+function ordered(fn: string, t: TypeInfo | string, elementType: (t: TypeInfo) => TypeInfo = (x) => x): TypeInfo | string {
+  if (typeof t === 'string' || isOrderable(elementType(t))) return t;
+  return `The \`${fn}\` does not support ordering on type "${typeText(elementType(t))}" (DATATYPE_MISMATCH.INVALID_ORDERING_TYPE)`;
+}
+
 /** Whether a value of type `v` fits an array of elements of type `e` (NULL fits anything). */
 function fits(e: TypeInfo, v: TypeInfo): boolean {
   if (v.type === 'null' || e.type === 'null') return true;
@@ -286,28 +296,28 @@ export const ARRAY_FUNCTIONS: Record<string, CollectionFunctionDef> = {
   },
   array_position: {
     min: 2, max: 2,
-    type: (a) => { const t = arrayAndElement('array_position()', a[0], a[1]); return typeof t === 'string' ? t : { type: 'long' }; },
+    type: (a) => { const t = ordered('array_position', arrayAndElement('array_position()', a[0], a[1]), elem); return typeof t === 'string' ? t : { type: 'long' }; },
     impl: ([arr, v]) => (arr as unknown[]).findIndex((x) => !isNull(x) && sqlEquals(x, v)) + 1,
   },
   array_remove: {
-    min: 2, max: 2, type: (a) => arrayAndElement('array_remove()', a[0], a[1]),
+    min: 2, max: 2, type: (a) => ordered('array_remove', arrayAndElement('array_remove()', a[0], a[1]), elem),
     impl: ([arr, v]) => (arr as unknown[]).filter((x) => isNull(x) || !sqlEquals(x, v)),
   },
   array_union: {
-    min: 2, max: 2, type: (a) => twoArrays('array_union()', a[0], a[1]),
+    min: 2, max: 2, type: (a) => ordered('array_union', twoArrays('array_union()', a[0], a[1]), elem),
     impl: ([a, b]) => distinctWhere([...(a as unknown[]), ...(b as unknown[])], () => true),
   },
   array_intersect: {
-    min: 2, max: 2, type: (a) => twoArrays('array_intersect()', a[0], a[1]),
+    min: 2, max: 2, type: (a) => ordered('array_intersect', twoArrays('array_intersect()', a[0], a[1]), elem),
     impl: ([a, b]) => { const inB = ids(b as unknown[]); return distinctWhere(a as unknown[], (id) => inB.has(id)); },
   },
   array_except: {
-    min: 2, max: 2, type: (a) => twoArrays('array_except()', a[0], a[1]),
+    min: 2, max: 2, type: (a) => ordered('array_except', twoArrays('array_except()', a[0], a[1]), elem),
     impl: ([a, b]) => { const inB = ids(b as unknown[]); return distinctWhere(a as unknown[], (id) => !inB.has(id)); },
   },
   // true on a common non-NULL element; else NULL when both are non-empty and either has a NULL.
   arrays_overlap: {
-    min: 2, max: 2, type: (a) => { const t = twoArrays('arrays_overlap()', a[0], a[1]); return typeof t === 'string' ? t : { type: 'boolean' }; },
+    min: 2, max: 2, type: (a) => { const t = ordered('arrays_overlap', twoArrays('arrays_overlap()', a[0], a[1]), elem); return typeof t === 'string' ? t : { type: 'boolean' }; },
     impl: ([a, b]) => {
       const xs = a as unknown[], ys = b as unknown[];
       const inB = new Set(ys.filter((y) => !isNull(y)).map(identity));
@@ -380,9 +390,8 @@ export const ARRAY_FUNCTIONS: Record<string, CollectionFunctionDef> = {
   },
   array_contains: {
     min: 2, max: 2, valueAsElement: true,
-    type: (a) => (!isOrderable(a[1])
-      // Spark's ArrayContains checks the value's type for an order: no map, nor one inside an array or struct.
-      ? `The \`array_contains\` does not support ordering on type "${typeText(a[1])}" (DATATYPE_MISMATCH.INVALID_ORDERING_TYPE)`
+    // Spark's ArrayContains checks the value's type for an order.
+    type: (a) => (!isOrderable(a[1]) ? ordered('array_contains', a[1])
       : isArr(a[0]) && (a[1].type === 'null' || a[0].type === 'null' || comparable(elementOrString(a[0]), a[1])) ? { type: 'boolean' } : `array_contains() takes (array, value of its element type), got ${typeText(a[0])} and ${typeText(a[1])}`),
     impl: ([arr, v]) => {
       let sawNull = false;
@@ -412,7 +421,7 @@ export const ARRAY_FUNCTIONS: Record<string, CollectionFunctionDef> = {
     },
   },
   array_distinct: {
-    min: 1, max: 1, type: (a) => (isArr(a[0]) ? a[0] : 'array_distinct() takes an array'),
+    min: 1, max: 1, type: (a) => (isArr(a[0]) ? ordered('array_distinct', a[0], elem) : 'array_distinct() takes an array'),
     impl: ([arr]) => distinctWhere(arr as unknown[], () => true),
   },
   array_max: arrayMax('array_max()', 1),

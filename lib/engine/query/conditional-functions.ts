@@ -64,5 +64,11 @@ export const CONDITIONAL_FUNCTIONS: Record<string, FunctionDef> = {
     replacement: (e) => ({ kind: 'call', name: 'nullif', args: [e.args[0], INT_ZERO], pos: e.pos }),
   },
   // Spark: `b` when `a` is NaN (NULL stays NULL); both doubles.
-  nanvl: { min: 2, max: 2, nullIntolerant: false, type: (a) => nums(a) ?? 'double', impl: ([a, b]) => (a === null ? null : Number.isNaN(a) ? b : a) },
+  // Spark's NaNvl is of its first argument's type, its inputs DOUBLE or FLOAT (a FLOAT beside a
+  // DOUBLE cast to it, a NULL second argument to the first's type): of a FLOAT and a FLOAT or a
+  // NULL a FLOAT.
+  nanvl: {
+    min: 2, max: 2, nullIntolerant: false, type: (a) => (nums(a) ? 'takes DOUBLE or FLOAT arguments (DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE)' : 'double'), impl: ([a, b]) => (a === null ? null : Number.isNaN(a) ? b : a),
+    typed: (_e, [a, b]) => (a?.float32 && (b?.float32 || b?.type === 'null') ? { type: 'double', float32: true, eval: (row, ctx) => { const x = a.eval(row, ctx); return x === null || !Number.isNaN(x) ? x : b.eval(row, ctx); } } : undefined),
+  },
 };

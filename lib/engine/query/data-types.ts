@@ -149,6 +149,17 @@ export function holdsVariant(t: TypeInfo | Field): boolean {
 }
 
 /**
+ * Whether `t` holds a map, at the top or inside an array or a struct (Spark's CheckAnalysis
+ * hasMapType): rows holding one cannot be told equal, so DISTINCT and set operations refuse them.
+ */
+export function holdsMap(t: TypeInfo | Field): boolean {
+  if (t.type === 'map') return true;
+  if (t.type === 'array') return t.elementType !== undefined && holdsMap(t.elementType);
+  if (t.type === 'struct') return (t.fields ?? []).some(holdsMap);
+  return false;
+}
+
+/**
  * Spark's NormalizeFloatingNumbers of a grouping key's value: -0.0 as 0.0 and every NaN as the
  * one NaN, at the top and inside arrays and structs, so that keys Spark deems equal group alike
  * (the state key's bytes hold a double's sign and NaN payload) and the key is output as Spark

@@ -52,10 +52,14 @@ function civilFromDays(days: number): [number, number, number] {
 }
 
 /**
- * A year as Spark's formatters write it (java.time's `uuuu`, SignStyle.EXCEEDS_PAD): four digits,
- * a minus before a year before 1 (`-0001` is 2 BC), a plus before one past 9999 (`+10000`).
+ * A year as java.time writes `n` letters of it (Spark's date and timestamp text: `uuuu`, n = 4):
+ * at least n digits, a minus before a year before 1 (`-0001` is 2 BC), and from four letters on
+ * (SignStyle.EXCEEDS_PAD) a plus before one wider than n (`+10000`).
  */
-const formatYear = (y: number): string => (y < 0 ? `-${String(-y).padStart(4, '0')}` : y > 9999 ? `+${y}` : String(y).padStart(4, '0'));
+export function formatYear(y: number, n = 4): string {
+  const digits = String(Math.abs(y)).padStart(n, '0');
+  return y < 0 ? `-${digits}` : n >= 4 && digits.length > n ? `+${digits}` : digits;
+}
 
 const two = (n: number): string => String(n).padStart(2, '0');
 

@@ -22,6 +22,19 @@ describe('formatWithPattern', () => {
     expect(format('1969-12-31T15:00:00', 'G GG GGG GGGG')).toBe('AD AD AD Anno Domini');
   });
 
+  it("prints a year as java.time's u (Spark's y without G): a sign past yyyy's width or below zero, yy its last two digits", () => {
+    expect(format('+012345-01-01T00:00:00', 'yyyy-MM-dd')).toBe('+12345-01-01');
+    expect(format('+012345-01-01T00:00:00', 'y yy yyy yyyyy yyyyyy')).toBe('12345 45 12345 12345 012345');
+    expect(format('-000044-03-15T00:00:00', 'y yy yyy yyyy yyyyy')).toBe('-44 44 -044 -0044 -00044');
+    expect(format('0000-03-15T00:00:00', 'yyyy y yy')).toBe('0000 0 00');
+  });
+
+  it("prints a year beside G as java.time's y, the year of its era: 1 BC is year 0", () => {
+    expect(format('0000-03-15T00:00:00', 'yyyy y yy G')).toBe('0001 1 01 BC');
+    expect(format('-000044-03-15T00:00:00', 'yyyy y yy yyy G')).toBe('0045 45 45 045 BC');
+    expect(format('+012345-01-01T00:00:00', 'yyyy G')).toBe('+12345 AD');
+  });
+
   it("prints F as Spark's results do: the day's place in its aligned week of the month", () => {
     expect(format('1582-05-31T19:40:35.123', 'F')).toBe('3');
     expect(format('2018-11-17T05:33:33.123', 'F')).toBe('3');

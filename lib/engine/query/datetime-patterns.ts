@@ -11,7 +11,7 @@
  * in single quotes is literal and '' is a quote; `[…]` is an optional section, tried with and then
  * without its contents when parsing (at most 64 ways). Any other letter is an error at validation.
  */
-import { utc } from './date';
+import { formatYear, utc } from './date';
 import { splitTimestamp, timestampOf } from './timestamp-micros';
 import { fromWallClock, zoneOf } from './time-zones';
 import { RecordExpressionError } from '../errors';
@@ -131,6 +131,9 @@ export function formatWithPattern(v: number, tokens: Token[]): string {
   const mo = d.getUTCMonth();
   const day = d.getUTCDate();
   const h = d.getUTCHours();
+  // Spark writes y as java.time's u, the proleptic year (0 is 1 BC), unless the pattern has an
+  // era (G), beside which y is java.time's y, the year of the era.
+  const year = y <= 0 && tokens.some((t) => 'letter' in t && t.letter === 'G') ? 1 - y : y;
   let out = '';
   for (const t of tokens) {
     // Formatting prints an optional section's contents.
@@ -141,7 +144,8 @@ export function formatWithPattern(v: number, tokens: Token[]): string {
     }
     const n = t.count;
     switch (t.letter) {
-      case 'y': out += n === 2 ? pad(y % 100, 2) : pad(y, n); break;
+      // yy: java.time's reduced value, the year's last two digits unsigned.
+      case 'y': out += n === 2 ? pad(Math.abs(year) % 100, 2) : formatYear(year, n); break;
       case 'M':
       case 'L': out += n >= 4 ? MONTHS[mo] : n === 3 ? MONTHS[mo].slice(0, 3) : pad(mo + 1, n); break;
       case 'd': out += pad(day, n); break;

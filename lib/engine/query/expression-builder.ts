@@ -154,6 +154,8 @@ export class ExpressionBuilder {
   private readonly lateralAliases = new Map<string, Expr>();
   /** How many times a name was read as a lateral alias (whether a build read one). */
   private lateralReads = 0;
+  /** Whether an alias wins over an input column of its name (an ORDER BY item's, sortItem). */
+  private selectOutputFirst = false;
 
   /**
    * Builds a select item (with `build`, by default this builder's): what it computes, and what
@@ -170,6 +172,52 @@ export class ExpressionBuilder {
       return { expr, named: build(e) };
     } finally {
       for (const [k, v] of saved) this.lateralAliases.set(k, v);
+    }
+  }
+
+  /**
+   * Builds an ORDER BY item as Spark's ResolveReferencesInSort resolves it: its names read the
+   * select list's output (an alias) before the input's column of the name (`SELECT b AS a …
+   * ORDER BY a + 0` sorts on b). Where that reading fails, or `fails` finds it extracting what
+   * the alias does not hold (`col1.a` or `col1[0]` of a STRING alias), the names read the input
+   * instead, as Spark's failed resolution against the output leaves them to the input's columns.
+   */
+  sortItem(build: () => Expr, fails: (e: Expr) => boolean): Expr {
+    if (this.lateralAliases.size > 0) {
+      try {
+        const e = this.outputFirst(build);
+        if (!fails(e)) return e;
+      } catch {
+        // read over the input below, which fails as the item fails there
+      }
+    }
+    return build();
+  }
+
+  /**
+   * Builds HAVING as Spark resolves it over an aggregation: its names read the input's columns
+   * before the select list's aliases; where `fails` finds a dotted name extracting a field the
+   * input column does not hold (`col1.a` of a STRING column), the aliases first, as Spark
+   * resolves such a name against the Aggregate's output when it fails against its input. A
+   * subscript (`col1[0]`) of that column stays the column's, as in Spark.
+   */
+  havingCondition(build: () => Expr, fails: (e: Expr) => boolean): Expr {
+    const e = build();
+    if (this.lateralAliases.size === 0 || !fails(e)) return e;
+    try {
+      const aliased = this.outputFirst(build);
+      return fails(aliased) ? e : aliased;
+    } catch {
+      return e;
+    }
+  }
+
+  private outputFirst(build: () => Expr): Expr {
+    this.selectOutputFirst = true;
+    try {
+      return build();
+    } finally {
+      this.selectOutputFirst = false;
     }
   }
 
@@ -501,7 +549,8 @@ export class ExpressionBuilder {
   private lateralAlias(parts: readonly string[]): Expr | undefined {
     if (this.lateralAliases.size === 0 || this.scope.columns === undefined) return undefined;
     const first = parts[0].toLowerCase();
-    const shadowed = this.scope.columns.has(first) || this.unqualified.has(first) || this.scope.qualifiers.has(first) || this.scope.sides?.has(first) || this.scope.merged?.has(first);
+    const column = this.scope.columns.has(first) || this.unqualified.has(first) || this.scope.merged?.has(first) === true;
+    const shadowed = (column && !this.selectOutputFirst) || this.scope.qualifiers.has(first) || this.scope.sides?.has(first);
     return shadowed ? undefined : this.lateralAliases.get(first);
   }
 
@@ -643,7 +692,7 @@ export function specialDatetimeCast(e: Extract<Expr, { kind: 'cast' }>): Expr | 
 /**
  * Parses a timestamp as Spark's stringToTimestamp reads one (UTC when it names no zone), or null:
  * `[+-]yyyy[-[m]m[-[d]d[( |T)[[h]h:[m]m[:[s]s[.ffffff]]][zone]]]]`, a signed year of four to six
- * digits; the zone Z, an offset (+07:30, -1:0, +0730), or an ID (UTC, GMT+07:30, Europe/Moscow,
+ * digits; the zone Z, an offset (+07:30, -1:0, +0730, +07:30:15), or an ID (UTC, GMT+07:30, Europe/Moscow,
  * PST), after a space or not. A fraction keeps microseconds (Spark truncates a seventh to ninth
  * digit). For a TIMESTAMP_NTZ (`ntz`) the wall-clock time as written, as Spark's
  * stringToTimestampWithoutTimeZone: a zone ignored (a cast, a literal), or null with
@@ -679,7 +728,7 @@ function parseTimeOfToday(s: string, nowMs: number): number | null {
   if (Number(h) > 23 || Number(mi) > 59 || Number(sec) > 59) return null;
   let offset = 0;
   if (written !== undefined) {
-    const z = zoneOf(zoneId(written));
+    const z = zoneOf(written);
     if (z === null) return null;
     offset = offsetAt(z, nowMs);
   }
@@ -688,13 +737,10 @@ function parseTimeOfToday(s: string, nowMs: number): number | null {
   return inZone(t, us, written);
 }
 
-// Spark's getZoneId: (+|-)h:mm and (+|-)hh:m read as (+|-)hh:mm.
-const zoneId = (written: string) => written.replace(/^([+-])(\d):/, '$10$2:').replace(/^([+-]\d\d):(\d)$/, '$1:0$2');
-
 /** The instant of the wall-clock time `t` (ms, as if UTC) and its microseconds `us` in the written zone (none: UTC). */
 function inZone(t: number, us: number, zone: string | undefined): number | null {
   if (zone === undefined) return timestampOf(t, us % 1000);
-  const z = zoneOf(zoneId(zone));
+  const z = zoneOf(zone);
   if (z === null) return null;
   const instant = fromWallClock(z, t);
   // Java's ZoneOffset takes no offset past ±18:00.

@@ -708,9 +708,9 @@ class ExpressionCompiler implements LambdaCompiler {
         // A map's `.key` is its value for the key written as text (Spark's ExtractValue makes it
         // GetMapValue with a string key, cast to the map's key type as m['key'] is).
         if (a.type === 'map') return this.compile({ kind: 'call', name: 'get', args: [e.arg, { kind: 'literal', value: e.field, type: 'string', pos: e.pos }], subscript: true, pos: e.pos });
-        if (a.type !== 'struct') this.fail(e, `${exprToString(e.arg)} is a ${a.type}, not a struct (or a table alias), so it has no field ${e.field}`);
+        if (a.type !== 'struct') this.fail(e, `${exprToString(e.arg)} is a ${a.type}, not a struct (or a table alias), so it has no field ${e.field}`, 'INVALID_EXTRACT_BASE_FIELD_TYPE');
         const f = resolveColumn(a.fields ?? [], e.field);
-        if (!f) this.fail(e, `No such struct field ${e.field} in ${exprToString(e.arg)}; its fields are ${(a.fields ?? []).map((x) => x.name).join(', ')}`);
+        if (!f) this.fail(e, `No such struct field ${e.field} in ${exprToString(e.arg)}; its fields are ${(a.fields ?? []).map((x) => x.name).join(', ')}`, 'FIELD_NOT_FOUND');
         const key = f.name;
         const get = a.eval;
         return {
@@ -1564,6 +1564,11 @@ class ExpressionCompiler implements LambdaCompiler {
       this.fail(e, `${e.name}() takes ${n} argument(s), got ${e.args.length}`, WRONG_NUM_ARGS);
     }
     let args = compiled ?? e.args.map((a) => this.compile(a));
+    // `x[i]` of a value that is no array or map: Spark's ExtractValue refuses its base, where
+    // get(x, i) is a function whose argument has the wrong type.
+    if (e.subscript && !['array', 'map', 'null'].includes(args[0].type)) {
+      this.fail(e, `${exprToString(e.args[0])} is a ${typeText(args[0])}, not an array or a map, so it has no [${exprToString(e.args[1])}]`, 'INVALID_EXTRACT_BASE_FIELD_TYPE');
+    }
     // The arguments as compiled, before a decimal is read as a double below.
     const written = args;
     // Argument i read as `to`: a cast written into the plan (Spark's ImplicitTypeCasts), but on a
@@ -1808,6 +1813,7 @@ class ExpressionCompiler implements LambdaCompiler {
       const unified = unifyValues(true);
       if (!unified) this.fail(e, `${e.name}() arguments have incompatible types: ${valuesOf().map((a) => typeText(a)).join(', ')}`);
       const type = unifiedType(unified.u);
+      if (def.ordersValues) checkForOrderingExpr(e, type, e.name);
       // Written into the plan as Spark's analyzed plan shows it: `coalesce(cast(a as array<bigint>), b)`.
       for (const i of valueIdx) this.implicitCast(e, e.args[i], type);
       const [impl, evals, types] = [def.impl, unified.args.map((a) => a.eval), unified.args.map((a) => a.type)];
@@ -1874,9 +1880,9 @@ class ExpressionCompiler implements LambdaCompiler {
     if (!RESULT_TYPES.includes(type) && types.includes('string')) {
       // Spark's ImplicitTypeCasts: a string where the function takes a timestamp, a date or a
       // number is cast to one (NULL when it does not parse): date_trunc('YEAR', '2015-03-05T09:32:05').
-      // Not a value a function passes through: greatest(1, '2') is refused, as Spark's
-      // findWiderTypeWithoutStringPromotion finds no type for it.
-      const coerced = implicitStringCasts(types, (t) => def.type(t, literals), def.valueArgs === undefined);
+      // Not a value a function passes through: greatest(1, '2') and greatest('1', TIMESTAMP'…')
+      // are refused, as Spark's findWiderTypeWithoutStringPromotion finds no type for them.
+      const coerced = implicitStringCasts(types, (t) => def.type(t, literals), def.valueArgs === undefined, valueIdx);
       if (coerced) {
         args = args.map((a, i) => (coerced[i] === a.type ? a : convert(a, coerced[i])));
         types = coerced;
@@ -1901,6 +1907,7 @@ class ExpressionCompiler implements LambdaCompiler {
     }
     if (def.unifiedType) type = def.unifiedType(types);
     if (!RESULT_TYPES.includes(type)) this.fail(e, `${e.name}() ${type}`);
+    if (def.ordersValues) checkForOrderingExpr(e, { type: type as SqlType }, e.name);
     const dec: Partial<TypeInfo> = type === 'decimal' ? { decimal: resultDecimal ?? def.resultDecimal?.(literals) } : {};
     // A function that passes a value through has the widest integer type of its values.
     const longs = type !== 'long' ? [] : valuesOf().filter((a) => a.type === 'long');
@@ -1986,10 +1993,11 @@ function fewestCasts(types: ExprType[], positions: number[], to: readonly ExprTy
 
 /**
  * Strings read as timestamps, dates or doubles where the function takes one (`sqrt('4')`,
- * `date_trunc('YEAR', '2015-03-05T09:32:05')`); `numbers`: a DOUBLE is one of the choices.
+ * `date_trunc('YEAR', '2015-03-05T09:32:05')`); `numbers`: a DOUBLE is one of the choices. A
+ * value the function passes through (at `values`) is never cast from a string.
  */
-function implicitStringCasts(types: ExprType[], typeOf: (t: ExprType[]) => ExprType | string, numbers: boolean): ExprType[] | undefined {
-  const strings = types.flatMap((t, i) => (t === 'string' ? [i] : []));
+function implicitStringCasts(types: ExprType[], typeOf: (t: ExprType[]) => ExprType | string, numbers: boolean, values: readonly number[]): ExprType[] | undefined {
+  const strings = types.flatMap((t, i) => (t === 'string' && !values.includes(i) ? [i] : []));
   return fewestCasts(types, strings, ['timestamp', 'date', ...(numbers ? ['double' as const] : [])], (t) => RESULT_TYPES.includes(typeOf(t)));
 }
 

@@ -91,6 +91,12 @@ export interface FunctionDef extends CallRewrite {
    * coalesce and if widen by; greatest and least do not): `coalesce(1, 'a')` is a STRING.
    */
   stringPromotion?: true;
+  /**
+   * Compares its values (greatest, least): Spark's checkInputDataTypes runs checkForOrderingExpr
+   * on the type they unify to, so a map, a CalendarInterval, or an array or struct holding one is
+   * refused (DATATYPE_MISMATCH.INVALID_ORDERING_TYPE).
+   */
+  ordersValues?: true;
   /** The first non-NULL of its arguments: of arrays, maps or structs too, of their one type (coalesce, nvl). */
   coalescing?: boolean;
   /**

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Row, Schema } from '../types';
-import { typeText } from './data-types';
+import { simpleTypeString, typeText } from './data-types';
 import { SqlValidationError } from './sql-error';
 import { writtenColumnName } from './column-names';
 import { compileStreamingQuery } from './streaming-query';
@@ -116,6 +116,17 @@ describe('Generate: explode and posexplode in the SELECT list', () => {
       { id: 1, k: 'line', v: 'x' }, { id: 1, k: 'id', v: '1' }, { id: 2, k: 'line', v: 'y' }, { id: 2, k: 'id', v: '2' },
     ]);
     expect((await evalRows("SELECT id, s.k FROM src LATERAL VIEW stack(2, 'a', id, 'b', id + 10) s AS k, n WHERE s.n > 10", input)).rows).toEqual([{ id: 1, k: 'b' }, { id: 2, k: 'b' }]);
+  });
+
+  // Spark's Stack evaluates any foldable INT row count; findDataType leaves a column of NULLs VOID.
+  it('stack(CAST(1 AS INT), CAST(1 AS TINYINT), null): a constant INT row count, a column of NULLs VOID', async () => {
+    const one = [{ id: 1 }];
+    const folded = await evalRows('SELECT stack(CAST(1 AS INT), CAST(1 AS TINYINT), null) FROM src', one);
+    expect(folded.rows).toStrictEqual([{ col0: 1, col1: null }]);
+    expect(folded.schema.map((f) => simpleTypeString(f))).toEqual(['tinyint', 'void']);
+    expect((await evalRows('SELECT stack(1 + 1, 1, 2) FROM src', one)).rows).toStrictEqual([{ col0: 1 }, { col0: 2 }]);
+    expect(sqlError('SELECT stack(CAST(NULL AS INT), 1) FROM src').errorClass).toBe('DATATYPE_MISMATCH.VALUE_OUT_OF_RANGE');
+    expect(sqlError('SELECT stack(CAST(1 AS BIGINT), 1) FROM src').errorClass).toBe('DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE');
   });
 
   it('LATERAL VIEW json_tuple: one row per input row, its keys as strings (c0, c1, … or the names given)', async () => {

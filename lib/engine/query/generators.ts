@@ -34,7 +34,8 @@ const refusal = (message: string, errorClass: string): GeneratorRefusal => ({ me
 
 /**
  * stack(n, …)'s row count n: Spark requires a foldable INT, which Weir reads when it is a literal
- * (or a negated one, to refuse it as Spark does); a message otherwise.
+ * (the planner folds a constant one to it, foldStackRows, or a negated one, to refuse it as Spark
+ * does); a message otherwise.
  */
 export function stackRows(n: Expr, type: TypeInfo): number | GeneratorRefusal {
   if (type.type !== 'long' || type.integral !== 32) return refusal(`stack()'s first argument must be an INT, got ${typeText(type)}`, 'DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE');
@@ -48,8 +49,8 @@ export function stackRows(n: Expr, type: TypeInfo): number | GeneratorRefusal {
 
 /**
  * Spark's Stack: n rows of ceil(k / n) columns from k values, row by row, the last padded with
- * NULLs. Each column's type is its first value's that is not NULL (STRING when all are), and its
- * other values must have it too (a NULL may stand anywhere).
+ * NULLs. Each column's type is its first value's that is not NULL (Spark's findDataType: VOID,
+ * a NULL's, when all are), and its other values must have it too (a NULL may stand anywhere).
  */
 function stackOutput(args: readonly Expr[], types: readonly TypeInfo[]): Field[] | GeneratorRefusal {
   if (args.length < 2) return refusal(`stack() takes (n, expr1, …), got ${args.length} argument${args.length === 1 ? '' : 's'}`, 'WRONG_NUM_ARGS.WITHOUT_SUGGESTION');
@@ -67,7 +68,7 @@ function stackOutput(args: readonly Expr[], types: readonly TypeInfo[]): Field[]
         return refusal(`The data type of the column (${c}) do not have the same type: ${typeText(values[first])} (${first + 1}) <> ${typeText(values[i])} (${i + 1})`, 'DATATYPE_MISMATCH.STACK_COLUMN_DIFF_TYPES');
       }
     }
-    fields.push(fieldOfType(`col${c}`, first === undefined ? { type: 'string' } : values[first]));
+    fields.push(fieldOfType(`col${c}`, first === undefined ? { type: 'null' } : values[first]));
   }
   return fields.map((f) => ({ ...f, nullable: true }));
 }

@@ -43,4 +43,11 @@ describe('the keys of a join of a stream with a static table', () => {
     expect(keysOf('SELECT key, label FROM impressions i JOIN codes c ON i.campaign <=> c.code')).toEqual([{ stream: 'campaign', static: 'code', nullSafe: true }]);
     expect(keysOf('SELECT key, label FROM impressions i LEFT ANTI JOIN codes c ON i.campaign <=> c.code AND i.key <=> c.label')).toHaveLength(2);
   });
+
+  it('a USING name of another case reads the column of both sides (Spark\'s resolver ignores case)', () => {
+    const labels = { ...table, name: 'labels', schema: [{ name: 'campaign', type: 'string' as const }, { name: 'label', type: 'string' as const }] };
+    const find = (p: LogicalPlan): LogicalPlan | undefined => (p.kind === 'StaticRelation' ? p : [('child' in p ? p.child : undefined), ...(p.kind === 'Join' ? [p.left, p.right] : [])].map((c) => c && find(c)).find(Boolean));
+    const stat = find(buildLogicalPlan('SELECT * FROM impressions JOIN labels USING (CAMPAIGN)', RELATIONS, [labels])) as Extract<LogicalPlan, { kind: 'StaticRelation' }>;
+    expect(stat.keys).toEqual([{ stream: 'campaign', static: 'campaign' }]);
+  });
 });

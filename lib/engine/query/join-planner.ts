@@ -414,15 +414,21 @@ export function buildStreamStaticJoin(
     });
   };
   let condition: Expr;
-  if (join.usingColumns) {
-    for (const k of join.usingColumns) {
+  // A USING name reads a column of another case (Spark's resolver ignores case): each side's own
+  // name, where both sides write it alike.
+  const usingColumns = join.usingColumns?.map((k) => {
+    const own = streamSide.schema.find((f) => lower(f.name) === lower(k))?.name;
+    return own !== undefined && tableColumns.some((f) => f.name === own) ? own : k;
+  });
+  if (usingColumns) {
+    for (const k of usingColumns) {
       if (!inStream(k) || !inStatic(k)) {
         throw new SqlValidationError(`USING column \`${k}\` cannot be resolved on both sides of the join: ${inStream(k) ? staticLabel : streamSide.label} has no column ${k}`, pos, 'USING', 'UNRESOLVED_USING_COLUMN_FOR_JOIN');
       }
       keys.push({ stream: k, static: staticColumn(k)! });
     }
     const eq = (k: string): Expr => ({ kind: 'binary', op: '=', left: { kind: 'column', name: k, pos }, right: { kind: 'column', name: staticColumn(k)!, pos }, pos });
-    condition = join.usingColumns.map(eq).reduce((x, y) => ({ kind: 'binary', op: 'AND', left: x, right: y, pos }));
+    condition = usingColumns.map(eq).reduce((x, y) => ({ kind: 'binary', op: 'AND', left: x, right: y, pos }));
   } else if (!join.condition) {
     // CROSS JOIN, or a join without ON: every static row with every stream row (Spark's
     // BroadcastNestedLoopJoin of the stream with the broadcast table).

@@ -17,7 +17,7 @@ import { formatWithPattern, parseWithPattern, tokenizePattern } from './datetime
 import { jsonNumber, parseJson, stringifyJson, type JsonNumber } from '../json-text';
 import { fitsLong, toLong } from './long';
 import type { Field } from '../types';
-import { formatDate, parseDate } from './date';
+import { dateFromTimestamp, formatDate, parseDate } from './date';
 import { decimalFromDouble, decimalFromLong, formatDecimal, MAX_PRECISION } from './decimal';
 import { fieldOfDataType, fieldOfType, typeOfField, typeText, variantColumnRefusal } from './data-types';
 import type { CallCompiler, CallExpr, CompiledExpr } from './function-types';
@@ -195,8 +195,11 @@ function fromJson(text: string, fields: Field[], o: JsonOptions = {}): Record<st
  * `yyyy-MM-dd'T'HH:mm:ss[.SSS]`: the wall-clock time without an offset.
  */
 export function timestampJson(ms: number, ntz?: boolean): string {
+  // The ISO text's time (THH:mm:ss.SSSZ) after Spark's date: toISOString writes a year below 0
+  // or past 9999 in six digits (+012345), where Spark's yyyy writes +12345 and -0044.
   const iso = utcDate(ms).toISOString();
-  return ntz ? iso.slice(0, -1) : iso;
+  const text = `${formatDate(dateFromTimestamp(Math.floor(ms)))}${iso.slice(iso.indexOf('T'))}`;
+  return ntz ? text.slice(0, -1) : text;
 }
 
 /**

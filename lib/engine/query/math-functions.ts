@@ -12,7 +12,7 @@
 import { RecordExpressionError } from '../errors';
 import { isStr, nums, unified } from './function-args';
 import type { CompiledExpr, FunctionDef } from './function-types';
-import { isNumeric, type ExprType } from './sql-values';
+import { isNumeric } from './sql-values';
 import { bigOf, LONG_MAX, LONG_MIN, longFromDouble, narrowArithmeticOrNull, toLong, wrapToWidth, type IntegralBits, type Long } from './long';
 import { decimalOperand, integralWidth, typeText, widensToFloat, type TypeInfo } from './data-types';
 import { nullSafeBinary, nullSafeUnary } from './datetime-arithmetic';
@@ -417,10 +417,6 @@ function bitGet(name: string): FunctionDef {
   };
 }
 
-/** Spark's checkForOrderingExpr of greatest and least: a CalendarInterval has no order. */
-const ordered = (a: ExprType[], fn: string): string | undefined =>
-  a.includes('calendar_interval') ? `The \`${fn}\` does not support ordering on type "INTERVAL" (DATATYPE_MISMATCH.INVALID_ORDERING_TYPE)` : undefined;
-
 export const MATH_FUNCTIONS: Record<string, FunctionDef> = {
   sin: unary(Math.sin),
   cos: unary(Math.cos),
@@ -551,8 +547,8 @@ export const MATH_FUNCTIONS: Record<string, FunctionDef> = {
   shiftleft: { ...shiftFunction((a, n) => a << n), inputTypes: shiftInputTypes, typed: shiftTyped((a, n) => a << n) },
   shiftright: { ...shiftFunction((a, n) => a >> n), inputTypes: shiftInputTypes, typed: shiftTyped((a, n) => a >> n) },
   shiftrightunsigned: { ...shiftFunction((a, n) => BigInt.asUintN(64, a) >> n), inputTypes: shiftInputTypes, typed: shiftTyped((a, n) => (a >>> n) | 0) },
-  greatest: { min: 2, max: 64, nullIntolerant: false, valueArgs: 'all', type: (a) => ordered(a, 'greatest') ?? unified(a, 'greatest'), impl: (args) => args.filter((v) => v !== null).reduce<unknown>((m, v) => (m === null || compareValues(v, m) > 0 ? v : m), null) },
-  least: { min: 2, max: 64, nullIntolerant: false, valueArgs: 'all', type: (a) => ordered(a, 'least') ?? unified(a, 'least'), impl: (args) => args.filter((v) => v !== null).reduce<unknown>((m, v) => (m === null || compareValues(v, m) < 0 ? v : m), null) },
+  greatest: { min: 2, max: 64, nullIntolerant: false, valueArgs: 'all', ordersValues: true, type: (a) => unified(a, 'greatest'), impl: (args) => args.filter((v) => v !== null).reduce<unknown>((m, v) => (m === null || compareValues(v, m) > 0 ? v : m), null) },
+  least: { min: 2, max: 64, nullIntolerant: false, valueArgs: 'all', ordersValues: true, type: (a) => unified(a, 'least'), impl: (args) => args.filter((v) => v !== null).reduce<unknown>((m, v) => (m === null || compareValues(v, m) < 0 ? v : m), null) },
   bround: { min: 1, max: 2, typed: roundTyped(true), type: (a) => nums(a) ?? (a[0] === 'long' ? 'long' : 'double'), impl: ([v, s]) => roundHalfEven(v as number, Math.trunc((s as number | undefined) ?? 0)) },
   ceil: { min: 1, max: 2, typed: floorCeilTyped(true), type: (a) => nums(a) ?? (a.length === 1 ? 'long' : 'double'), impl: ([v, s]) => (s === undefined ? longFromDouble(Math.ceil(v as number)) : roundWith(Math.ceil, v as number, Math.trunc(s as number))) },
   ceiling: { min: 1, max: 2, typed: floorCeilTyped(true), type: (a) => nums(a) ?? (a.length === 1 ? 'long' : 'double'), impl: ([v, s]) => (s === undefined ? longFromDouble(Math.ceil(v as number)) : roundWith(Math.ceil, v as number, Math.trunc(s as number))) },

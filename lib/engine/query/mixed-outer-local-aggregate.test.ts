@@ -24,6 +24,14 @@ describe('an aggregate over outer and local columns in a correlated subquery', (
     expect(refusal('SELECT id FROM events e WHERE id IN (SELECT weight FROM regions r WHERE EXISTS (SELECT 1 FROM regions q GROUP BY 1 HAVING min(q.weight + r.weight) > 1))')).toEqual([MIXED]);
   });
 
+  it('is refused in the select list of an EXISTS (whose rows alone decide it), an IN and a scalar subquery', () => {
+    expect(refusal('SELECT id FROM events e WHERE EXISTS (SELECT region, 1 + max(weight * e.amount) FROM regions GROUP BY region)')).toEqual([MIXED]);
+    expect(refusal('SELECT id FROM events e WHERE EXISTS (SELECT max(weight * e.amount) FROM regions)')).toEqual([MIXED]);
+    // Spark checks the aggregate before where the select list reads the outer row (CORRELATED_REFERENCE).
+    expect(refusal('SELECT id FROM events e WHERE id IN (SELECT max(weight * e.amount) FROM regions GROUP BY region)')).toEqual([MIXED]);
+    expect(refusal('SELECT id, (SELECT max(weight * e.amount) FROM regions) FROM events e')).toEqual([MIXED]);
+  });
+
   it('not an aggregate of local columns beside an outer one', () => {
     expect(refusal('SELECT id FROM events e WHERE EXISTS (SELECT 1 FROM regions r GROUP BY region HAVING min(r.weight) > e.amount)')).not.toContain(MIXED);
   });

@@ -110,6 +110,8 @@ export function checkCorrelatedReferences(plan: LogicalPlan, pos: SqlPosition | 
   const reads = (e: Expr): boolean => e.kind === 'outerReference' || exprChildren(e).some(reads);
   const aggregate = plan.kind === 'Project' ? (plan.child.kind === 'Filter' ? plan.child.child : plan.child) : undefined;
   if (plan.kind === 'Project' && aggregate?.kind === 'Aggregate') {
+    // Spark checks the Aggregate's mixed aggregates before where it reads the outer row.
+    checkMixedReferencesInsideAggregate(aggregate, pos);
     const aggregates = new Map(aggregate.aggregates.map((a) => [a.name, a.expr]));
     const written = (e: Expr): Expr => (e.kind === 'column' ? aggregates.get(e.name) ?? e : mapExprChildren(e, written));
     const found = [...aggregate.groupBy.filter(reads).map((e) => exprToString(e)), ...plan.list.map((n) => ({ ...n, expr: written(n.expr) })).filter((n) => reads(n.expr)).map((n) => `${exprToString(n.expr)} AS ${n.name}`)];
@@ -120,21 +122,7 @@ export function checkCorrelatedReferences(plan: LogicalPlan, pos: SqlPosition | 
         pos, 'subquery', 'UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.CORRELATED_REFERENCE');
     }
   }
-  // Spark's CheckAnalysis of a correlated aggregate (checkMixedReferencesInsideAggregateExpr): an
-  // aggregate over the outer row's column and the subquery's own has no value per outer row that
-  // the decorrelated join could compute.
-  if (plan.kind === 'Aggregate') {
-    const local = (e: Expr): boolean => e.kind === 'column' || (e.kind !== 'outerReference' && exprChildren(e).some(local));
-    const mixedCall = (e: Expr): Expr | undefined =>
-      e.kind === 'call' && isAggregateFunctionName(e.name) && reads(e) && local(e) ? e : exprChildren(e).map(mixedCall).find((x) => x);
-    const mixed = plan.aggregates.map((n) => mixedCall(n.expr)).find((x) => x);
-    if (mixed) {
-      throw new SqlValidationError(
-        `[INVALID_SUBQUERY_EXPRESSION.AGGREGATE_FUNCTION_MIXED_OUTER_LOCAL_REFERENCES] Invalid subquery: Found an aggregate function in a correlated predicate that has both outer and local references, which is not supported: ${exprToString(mixed)}. ` +
-          'Aggregate the subquery\'s own columns, and combine the result with the outer column outside the aggregate',
-        pos, 'subquery', 'INVALID_SUBQUERY_EXPRESSION.AGGREGATE_FUNCTION_MIXED_OUTER_LOCAL_REFERENCES');
-    }
-  }
+  if (plan.kind === 'Aggregate') checkMixedReferencesInsideAggregate(plan, pos);
   // The side a LEFT join pads with NULLs (a RIGHT join's left, swapped; a FULL join's either),
   // but for the joins a subquery was rewritten to: Spark's domain join cannot reach below it.
   if (plan.kind === 'Join' && plan.joinType === 'LeftOuter' && plan.right.kind === 'StaticRelation' && !staticName(plan.right).startsWith('__') && readsOuterReference(plan.right)) {
@@ -145,6 +133,32 @@ export function checkCorrelatedReferences(plan: LogicalPlan, pos: SqlPosition | 
   }
   children(plan).forEach((c) => checkCorrelatedReferences(c, pos));
   if (plan.kind === 'StaticRelation' && plan.view) checkCorrelatedReferences(plan.view.plan, pos);
+}
+
+/**
+ * Spark's CheckAnalysis of a correlated aggregate (checkMixedReferencesInsideAggregateExpr): an
+ * aggregate over the outer row's column and the subquery's own has no value per outer row that
+ * the decorrelated join could compute.
+ */
+function checkMixedReferencesInsideAggregate(plan: Extract<LogicalPlan, { kind: 'Aggregate' }>, pos: SqlPosition | undefined): void {
+  const reads = (e: Expr): boolean => e.kind === 'outerReference' || exprChildren(e).some(reads);
+  const local = (e: Expr): boolean => e.kind === 'column' || (e.kind !== 'outerReference' && exprChildren(e).some(local));
+  const mixedCall = (e: Expr): Expr | undefined =>
+    e.kind === 'call' && isAggregateFunctionName(e.name) && reads(e) && local(e) ? e : exprChildren(e).map(mixedCall).find((x) => x);
+  const mixed = plan.aggregates.map((n) => mixedCall(n.expr)).find((x) => x);
+  if (mixed) {
+    throw new SqlValidationError(
+      `[INVALID_SUBQUERY_EXPRESSION.AGGREGATE_FUNCTION_MIXED_OUTER_LOCAL_REFERENCES] Invalid subquery: Found an aggregate function in a correlated predicate that has both outer and local references, which is not supported: ${exprToString(mixed)}. ` +
+        'Aggregate the subquery\'s own columns, and combine the result with the outer column outside the aggregate',
+      pos, 'subquery', 'INVALID_SUBQUERY_EXPRESSION.AGGREGATE_FUNCTION_MIXED_OUTER_LOCAL_REFERENCES');
+  }
+}
+
+/** checkMixedReferencesInsideAggregate of each aggregation of the plan (its views' too). */
+export function checkMixedAggregates(plan: LogicalPlan, pos: SqlPosition | undefined): void {
+  if (plan.kind === 'Aggregate') checkMixedReferencesInsideAggregate(plan, pos);
+  children(plan).forEach((c) => checkMixedAggregates(c, pos));
+  if (plan.kind === 'StaticRelation' && plan.view) checkMixedAggregates(plan.view.plan, pos);
 }
 
 /**

@@ -15,16 +15,17 @@
 import { unsupportedOperation } from '../errors';
 import type { Expr, SqlPosition } from './expression';
 import { exprChildren, exprToString } from './expression';
-import { compileExpression, typeOfCompiled, unresolvedColumn, widenSetOperationColumn, widerTypeWithoutStringPromotion } from './expression-compiler';
+import { compileExpression, expressionType, typeOfCompiled, unresolvedColumn, widenSetOperationColumn, widerTypeWithoutStringPromotion } from './expression-compiler';
+import { constant } from './function-args';
 import { nondeterministicLateralSubquery } from './parser/lateral-subquery';
 import { DUPLICATE_COLUMN_MARK, duplicateColumn, sideColumnName, writtenColumnName, writtenName } from './column-names';
 import { ExpressionBuilder, lineColumn, type Scope } from './expression-builder';
 import { generatorOutput, GENERATORS, TABLE_FUNCTIONS } from './generators';
 import { children, firstStreamingRelation, isDeterministicPlan, relationOutput, type LogicalPlan, type NamedExpr, type ScalarSubquery, type StreamingRelation } from './logical-plan';
 import { isCorrelatedSubquery } from './correlated-scalar-subquery';
-import { checkCorrelatedReferences, checkCorrelatedReferenceTypes, checkOffsetCorrelation, OuterReferences, readsOuterReference } from './outer-references';
+import { checkCorrelatedReferences, checkCorrelatedReferenceTypes, checkMixedAggregates, checkOffsetCorrelation, OuterReferences, readsOuterReference } from './outer-references';
 import { inSubqueriesInJoinConditions, inSubqueryOverRows, outerReferenceInSetOperation } from './in-subquery-rows';
-import { holdsVariant, isOrderable, sameType, typeOfField, typeText, type TypeInfo } from './data-types';
+import { holdsMap, holdsVariant, isOrderable, sameType, typeOfField, typeText, type TypeInfo } from './data-types';
 import { parsePlan } from './parser/ast-builder';
 import { mapExpression, someExpression } from './parser/expression-tree';
 import { expressionSql } from './parser/expression-sql';
@@ -33,7 +34,8 @@ import { BooleanType, IntegerType, LongType, type DataType } from './parser/data
 import { parseDataType } from './parser/data-type-parser';
 import { resolveSubquery, type Resolved } from './resolved-plan';
 import { conjunctionOf, splitConjunctivePredicates, VALUES_RELATION, type BinaryOp, type Expression, type LogicalPlan as UnresolvedPlan, type Position } from './parser/unresolved-plan';
-import { buildAggregation, buildSortAndLimit, isAggregateCall, checkStarWithGroupByPosition, containsAggregate, groupingItem, isAggregation, isDistinctOverAggregation, missingSortReferences, sortOverMissingReferences, windowInGrouping, type SortClause } from './aggregate-planner';
+import { containsAggregate, isAggregateCall } from './aggregate-functions';
+import { setOperationColumnRefused, buildAggregation, buildSortAndLimit, extractsWhatIsNotThere, checkStarWithGroupByPosition, groupingItem, isAggregation, isDistinctOverAggregation, missingSortReferences, sortOverMissingReferences, windowInGrouping, type SortClause } from './aggregate-planner';
 import { buildStreamStaticJoin, firstStaticTable, tableOrViewNotFound } from './join-planner';
 import { isDeterministic } from './random-functions';
 import { planPivot } from './pivot-planner';
@@ -205,10 +207,10 @@ function subqueryJoinConditionsAsWhere(join: Extract<UnresolvedPlan, { kind: 'Jo
 const writtenText = (node: UnresolvedPlan | Expression) => JSON.stringify(node, (k, v: unknown) => (k === 'pos' ? undefined : typeof v === 'bigint' ? `${v}n` : v));
 
 /**
- * ORDER BY over GROUP BY: an EXISTS or IN subquery there that is a grouping expression as
+ * ORDER BY's EXISTS and IN subqueries: over GROUP BY, one that is a grouping expression as
  * written (`planned` the same expressions rewritten, as the aggregation outputs them) reads that
- * grouping expression, as Spark resolves a Sort's expression to the Aggregate's; any other is
- * refused as Spark refuses a predicate subquery in a Sort.
+ * grouping expression, as Spark resolves a Sort's expression to the Aggregate's; any other, over
+ * a select list too, is refused as Spark refuses a predicate subquery in a Sort.
  */
 function predicateSubqueriesInSort(sort: SortClause, written: readonly Expression[], planned: readonly Expression[]): SortClause {
   const subquery = (x: Expression) => x.kind === 'Exists' || x.kind === 'InSubquery';
@@ -544,14 +546,15 @@ class QueryPlanner {
         return this.columnAliases(u, ctes);
       case 'Intersect': case 'Except':
         return this.setOperationAsJoin(u, ctes);
-      case 'Distinct':
+      case 'Distinct': {
         // UNION (distinct) is Spark's Distinct over the Union: SELECT DISTINCT * of the UNION ALL,
         // a streaming aggregation keyed by every column (ReplaceDistinctWithAggregate).
-        if (u.child.kind === 'Union') {
-          const all: UnresolvedPlan = { kind: 'SubqueryAlias', alias: '__union', child: u.child, pos: u.child.pos };
-          return this.select({ ...u, child: selectAll(all, u.pos) }, ctes);
-        }
-        return this.select(u, ctes);
+        const distinct = u.child.kind === 'Union'
+          ? this.select({ ...u, child: selectAll({ kind: 'SubqueryAlias', alias: '__union', child: u.child, pos: u.child.pos }, u.pos) }, ctes)
+          : this.select(u, ctes);
+        this.refuseMapInDistinct(distinct, lineColumn(u.pos), u.child.kind === 'Union' ? 'UNION' : 'DISTINCT');
+        return distinct;
+      }
       // Every member listed, so that a new one is a lint error until it is handled here.
       case 'Aggregate': case 'Filter': case 'Generate': case 'Join': case 'OneRowRelation': case 'Project': case 'SubqueryAlias':
       case 'UnresolvedHaving': case 'UnresolvedRelation':
@@ -579,6 +582,22 @@ class QueryPlanner {
     const builder = this.builder(qualifiers, output);
     for (const e of u.partitionExpressions) compileExpression(builder.build(e), output);
     return planned;
+  }
+
+  /**
+   * A Distinct of a map-holding column refused as Spark's CheckAnalysis refuses it, before its
+   * grouping: `planned` is the Distinct's aggregation (under a Project or Filter of it), whose
+   * keys are the distinct columns, typed over its input (a GROUP BY there is checked first).
+   */
+  private refuseMapInDistinct(planned: LogicalPlan, position: SqlPosition | undefined, operator: string): void {
+    let p = planned;
+    while (p.kind === 'Project' || p.kind === 'Filter') p = p.child;
+    if (p.kind !== 'Aggregate') return;
+    const keys = p.groupBy;
+    // The Project over the aggregation names its keys as the query's columns.
+    const names = planned.kind === 'Project' && planned.list.length === keys.length ? planned.list.map((n) => n.name) : keys.map((e) => exprToString(e));
+    const input = this.resolved(p.child).output;
+    refuseSetOperationColumns(keys.map((e, i) => [names[i], expressionType(e, input)]), position, operator);
   }
 
   /**
@@ -616,21 +635,8 @@ class QueryPlanner {
       if (!w) throw incompatibleColumnType(operator, i, 1, g, f, position);
       return w.type;
     });
-    // Spark's CheckAnalysis: a set operation compares rows, and a map has no equality.
-    const map = left.findIndex((f, i) => !isOrderable(widened[i] ?? f));
-    // Spark's variantColumnInSetOperation: a VARIANT has no equality either.
-    if (map >= 0 && holdsVariant(widened[map] ?? left[map])) {
-      throw new SqlValidationError(
-        `[UNSUPPORTED_FEATURE.SET_OPERATION_ON_VARIANT_TYPE] The feature is not supported: Cannot have VARIANT type columns in DataFrame which calls set operations (INTERSECT, EXCEPT, etc.), but the type of column \`${left[map].name.replace(/`/g, '``')}\` is "${typeText(widened[map] ?? left[map])}". ` +
-          'Compare a value of it instead: variant_get(v, \'$.path\', \'type\') or to_json(v)',
-        position, operator, 'UNSUPPORTED_FEATURE.SET_OPERATION_ON_VARIANT_TYPE');
-    }
-    if (map >= 0) {
-      throw new SqlValidationError(
-        `[UNSUPPORTED_FEATURE.SET_OPERATION_ON_MAP_TYPE] The feature is not supported: Cannot have MAP type columns in DataFrame which calls set operations (INTERSECT, EXCEPT, etc.), but the type of column \`${left[map].name.replace(/`/g, '``')}\` is "${typeText(widened[map] ?? left[map])}". ` +
-          'Compare the map\'s entries instead: array_sort(map_entries(m))',
-        position, operator, 'UNSUPPORTED_FEATURE.SET_OPERATION_ON_MAP_TYPE');
-    }
+    // A CalendarInterval, which has no equality either, is refused here too, before the join's `<=>` of it is.
+    refuseSetOperationColumns(left.map((f, i) => [f.name, widened[i] ?? f]), position, operator, (t) => !isOrderable(t));
     if (u.isAll) return this.setOperationAll(u, left, right, widened, ctes);
     // The result has the left's columns, cast where the widened type differs; the right's is cast by `<=>`.
     const leftTypes = widened.map((t, i) => (t && !sameType(left[i], t) ? t : undefined));
@@ -816,8 +822,9 @@ class QueryPlanner {
       // A parenthesized query, or a bare relation (`TABLE src`).
       if (distinct || having) throw notSupportedYet(`${u.kind} here`, lineColumn(u.pos));
       if (u.kind === 'UnresolvedRelation' || u.kind === 'SubqueryAlias' || u.kind === 'Unpivot' || u.kind === 'Pivot') return this.from(u, ctes).plan;
-      // A LATERAL generator's rows in brackets (`(e JOIN LATERAL explode(e.tags) t(tag)) x`): every column.
-      if (u.kind === 'Generate') return this.selectBlock(selectAll(u, u.pos), ctes, sort);
+      // A LATERAL generator's rows in brackets (`(e JOIN LATERAL explode(e.tags) t(tag)) x`), or a
+      // pipe operator's join (`|> JOIN t`, Spark's Join over the left side): every column.
+      if (u.kind === 'Generate' || u.kind === 'Join') return this.selectBlock(selectAll(u, u.pos), ctes, sort);
       return this.plan(u, ctes);
     }
     let where: Expression | undefined;
@@ -829,6 +836,7 @@ class QueryPlanner {
     child = inSubqueriesInJoinConditions(child, (q) => this.readsNoStream(q, this.ctes) && this.uncorrelatedQuery(q) !== undefined);
     child = this.predicateSubqueriesInJoinConditions(child);
     if (where && child.kind === 'Join') ({ child, where } = this.commaJoinConditions(child, where));
+    if (where) this.checkReducedExists(where, child, ctes);
     if (where) where = this.groupedExistsDecorrelated(reducedExists(where));
     items = items.map(reducedExists);
     grouping = grouping.map(reducedExists);
@@ -852,7 +860,7 @@ class QueryPlanner {
     if (tableFunction && !this.staticLeaves) throw this.tableFunctionOverStream(tableFunction);
     let from = this.from(child, ctes);
     // After FROM's tables are found, as Spark checks a Sort's subqueries after resolving them.
-    if (sort && grouping.length) sort = predicateSubqueriesInSort(sort, writtenGrouping, grouping);
+    if (sort) sort = predicateSubqueriesInSort(sort, writtenGrouping, grouping);
     const hidden = hiddenTableNames(child);
     if (hidden.size) from = { ...from, scope: { ...from.scope, hidden } };
     this.batchSelect = this.staticLeaves && !firstStreamingRelation(from.plan);
@@ -1163,6 +1171,37 @@ class QueryPlanner {
     checkCorrelatedReferences(planned.planned.plan, pos);
     checkOffsetCorrelation(planned.planned.plan, pos);
     checkCorrelatedReferenceTypes(planned.planned.plan, pos);
+  }
+
+  /**
+   * An EXISTS subquery of WHERE whose aggregates reducedExists drops (its rows are its input's):
+   * Spark's CheckAnalysis has them still, and refuses one over both the outer row's column and
+   * the subquery's own (AGGREGATE_FUNCTION_MIXED_OUTER_LOCAL_REFERENCES). `from` is the SELECT's
+   * FROM, whose columns are the outer row's; where either does not plan, its own refusal stands.
+   */
+  private checkReducedExists(where: Expression, from: UnresolvedPlan, ctes: ReadonlyMap<string, LogicalPlan>): void {
+    const dropped: Extract<Expression, { kind: 'Exists' }>[] = [];
+    someExpression(where, (x) => {
+      if (x.kind === 'Exists' && existsRows(x.plan) !== x.plan) dropped.push(x);
+      return false;
+    });
+    if (dropped.length === 0 || dropped.some((x) => !this.readsNoStream(x.plan, ctes))) return;
+    let outer: FromItem;
+    try {
+      outer = this.from(from, ctes);
+    } catch {
+      return;
+    }
+    const builder = this.builder(outer.qualifiers, outer.schema, outer.scope);
+    for (const x of dropped) {
+      let plan: LogicalPlan;
+      try {
+        plan = this.outerReferences.within(builder, outer.schema, () => this.resolved(this.withStaticLeaves(() => this.plan(x.plan, ctes))), lineColumn(x.pos)).planned.plan;
+      } catch {
+        continue;
+      }
+      checkMixedAggregates(plan, lineColumn(x.pos));
+    }
   }
 
   /** FROM: the source, a CTE, a subquery, or a stream-static join. */
@@ -2204,6 +2243,16 @@ class QueryPlanner {
       const alias = item.kind === 'Alias' ? [item.name] : item.kind === 'MultiAlias' ? item.names : undefined;
       const e = item.kind === 'Alias' || item.kind === 'MultiAlias' ? item.child : item;
       const pos = lineColumn(e.pos);
+      if (e.kind === 'UnresolvedStar' && e.replace) {
+        // `|> SET a = e`: the column a (the last of that name, as Spark's) takes e's value in its place.
+        const columns = starColumns(e);
+        const { name, expr } = e.replace;
+        const at = columns.findLastIndex((c) => c.name.toLowerCase() === name.toLowerCase());
+        if (at < 0) throw new SqlValidationError(`[UNRESOLVED_COLUMN.WITH_SUGGESTION] ${unresolvedColumn(name, columns.map((c) => c.name))}`, lineColumn(expr.pos), name, 'UNRESOLVED_COLUMN.WITH_SUGGESTION');
+        columns[at] = { expr: builder.selectItem(expr).expr, name: columns[at].name };
+        list.push(...columns);
+        continue;
+      }
       if (e.kind === 'UnresolvedStar') {
         list.push(...starColumns(e));
         continue;
@@ -2237,7 +2286,7 @@ class QueryPlanner {
       // An item's name, its alias or the one Spark gives it (`s.field` is `field`), is a lateral alias.
       builder.addLateralAlias(name, expr);
     }
-    const missing = sort && missingSortReferences(sort, list, inputSchema, (e) => sortedOnCorrelatedSubquery(builder.build(e), sort.pos));
+    const missing = sort && missingSortReferences(sort, list, inputSchema, (e) => builder.sortItem(() => sortedOnCorrelatedSubquery(builder.build(e), sort.pos), (x) => extractsWhatIsNotThere(x, inputSchema)));
     builder.endSelectList();
     this.markRepeats(list);
     return missing ? sortOverMissingReferences(list, missing, generate ?? child) : { kind: 'Project', list, child: generate ?? child };
@@ -2340,6 +2389,7 @@ class QueryPlanner {
    * Project above names back.
    */
   private generate(call: Extract<Expr, { kind: 'call' }>, aliases: readonly string[] | undefined, inputSchema: Schema, child: LogicalPlan, renameCollisions = false, tableFunction?: boolean): { plan: Extract<LogicalPlan, { kind: 'Generate' }>; names: string[] } {
+    call = foldStackRows(call, inputSchema);
     const fields = generatorOutput(call.name, call.args, call.args.map((a) => compileExpression(a, inputSchema)));
     if (!Array.isArray(fields)) throw new SqlValidationError(`${fields.message} in ${exprToString(call)}`, call.pos, call.name, fields.errorClass);
     if (aliases !== undefined && aliases.length !== fields.length) throw this.aliasMismatch(call.name, fields.length, aliases, call.pos, tableFunction);
@@ -2360,6 +2410,20 @@ class QueryPlanner {
     });
     return { plan: { kind: 'Generate', generator: call, output, child }, names };
   }
+}
+
+/**
+ * stack(n, …) with its row count n written as a constant INT that is no literal (CAST(1 AS INT),
+ * 1 + 1) evaluated to the literal the generator reads: Spark's Stack evaluates any foldable INT
+ * (a NULL one reads as 0, which its check refuses as out of range).
+ */
+function foldStackRows(call: Extract<Expr, { kind: 'call' }>, inputSchema: Schema): Extract<Expr, { kind: 'call' }> {
+  const n = call.args[0];
+  if (call.name !== 'stack' || n === undefined || n.kind === 'literal' || !constant(n)) return call;
+  const c = compileExpression(n, inputSchema);
+  if (c.type !== 'long' || c.integral !== 32) return call;
+  const value = c.eval({}, { batchTimestampMs: 0 }) ?? 0;
+  return { ...call, args: [{ kind: 'literal', value, type: 'long', integral: 32, pos: n.pos, dataType: typeOfCompiled(c) }, ...call.args.slice(1)] };
 }
 
 /**
@@ -2544,6 +2608,16 @@ function exceptStar(columns: readonly StarColumn[], except: readonly (readonly s
     }
     return [{ ...c, pruned: prune(c.type, cut) }];
   });
+}
+
+/**
+ * Spark's CheckAnalysis of a Distinct (SELECT DISTINCT, UNION), an Intersect and an Except: they
+ * tell rows equal, and a map or a VARIANT has no equality, so an output column holding one
+ * (`columns`: each name and type) is refused, before any grouping of it is.
+ */
+function refuseSetOperationColumns(columns: readonly (readonly [string, TypeInfo | Field])[], position: SqlPosition | undefined, operator: string, refused = holdsMap): void {
+  const column = columns.find(([, t]) => holdsVariant(t) || refused(t));
+  if (column) throw setOperationColumnRefused(column[0], column[1], position, operator);
 }
 
 /**

@@ -814,3 +814,36 @@ describe('sequence of integers', () => {
     expect(typeOf('sequence(1, 5L)')?.integral).toBeUndefined();
   });
 });
+
+describe('nanvl', () => {
+  it("refuses a BINARY, BOOLEAN, DATE or TIMESTAMP argument with Spark's class (its inputs DOUBLE or FLOAT)", () => {
+    for (const a of ["cast('1' as binary)", 'true', "date'2017-12-11'", "timestamp'2017-12-11 09:30:00'"]) {
+      for (const sql of [`SELECT nanvl(${a}, 1D) AS v FROM src`, `SELECT nanvl(1D, ${a}) AS v FROM src`]) {
+        let cls: string | undefined;
+        try {
+          compileStreamingQuery(sql, rel);
+        } catch (e) {
+          cls = (e as WeirError).errorClass;
+        }
+        expect(cls, sql).toBe('DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE');
+      }
+    }
+  });
+});
+
+describe('sum and avg', () => {
+  it("refuse a BINARY, BOOLEAN or DATE with Spark's class (their input numeric or an interval)", () => {
+    for (const f of ['sum', 'avg']) {
+      for (const a of ["cast('1' as binary)", 'true', "date'2017-12-11'"]) {
+        const sql = `SELECT ${f}(${a}) AS v FROM src`;
+        let cls: string | undefined;
+        try {
+          compileStreamingQuery(sql, rel, { outputMode: 'complete' });
+        } catch (e) {
+          cls = (e as WeirError).errorClass;
+        }
+        expect(cls, sql).toBe('DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE');
+      }
+    }
+  });
+});

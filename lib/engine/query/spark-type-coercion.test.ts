@@ -73,6 +73,11 @@ const CASES: [string, string][] = [
   // have StringType as the wider common type"), so a DOUBLE, a DATE and a STRING are STRINGs.
   ["coalesce(cast(2 as double), cast('2017-12-12' as date), 'a')", '2.0'], ["coalesce(true, 'a')", ERROR], ["greatest(1, '2')", ERROR],
   ["coalesce(cast('2017-12-12' as date), 'a')", '2017-12-12'],
+  // functionArgumentConversion.sql: greatest and least cast no STRING (findWiderTypeWithoutStringPromotion), not to a DATE or TIMESTAMP either.
+  ["greatest(cast(1 as string), cast('2017-12-12 09:30:00.0' as timestamp))", ERROR], ["least(cast('2017-12-11 09:30:00' as date), cast(2 as string))", ERROR],
+  // …and nanvl of two FLOATs is a FLOAT (its inputs DOUBLE or FLOAT, a FLOAT beside a DOUBLE cast to it).
+  ['typeof(nanvl(cast(1 as float), cast(2 as float)))', 'float'], ['typeof(nanvl(cast(1 as float), cast(2 as double)))', 'double'], ['typeof(nanvl(cast(1 as float), 2))', 'double'],
+  ['typeof(nanvl(cast(1 as float), NULL))', 'float'], ['typeof(nanvl(NULL, cast(1 as float)))', 'double'],
   // ifCoercion.sql, caseWhenCoercion.sql: a DATE beside a TIMESTAMP is a TIMESTAMP, its midnight (findTightestCommonType).
   ...['IF(true, ', 'coalesce(', 'nvl(', 'nvl2(1, '].map((f): [string, string] => [`${f}cast('2017-12-12 09:30:00' as date), cast('2017-12-11 09:30:00.0' as timestamp))`, '2017-12-12 00:00:00']),
   ["CASE WHEN true THEN cast('2017-12-12 09:30:00' as date) ELSE cast('2017-12-11 09:30:00.0' as timestamp) END", '2017-12-12 00:00:00'],

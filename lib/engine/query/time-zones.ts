@@ -22,12 +22,31 @@ export type Zone = Intl.DateTimeFormat | number;
 /** Intl formatters by zone name: a bounded cache, as a zone read from a column can be anything. */
 const zoneFormats = new Map<string, Intl.DateTimeFormat | null>();
 
-/** The zone a name stands for, or null when it names none the runtime knows. */
+/**
+ * A fixed offset (ms) as Java's ZoneId.of reads one: Z, UTC, GMT or UT alone, or ZoneOffset.of's
+ * ±h, ±hh, ±hh:mm, ±hhmm, ±hh:mm:ss or ±hhmmss, after a UTC, GMT or UT prefix or none, of at most
+ * 18:00; null for an offset of another form or past that, undefined for a name that is no offset.
+ */
+function fixedOffset(id: string): number | null | undefined {
+  if (/^(?:UTC|GMT|UT|Z)$/i.test(id)) return 0;
+  if (!/^(?:UTC|GMT|UT)?[+-]/i.test(id)) return undefined;
+  const m = /^(?:UTC|GMT|UT)?([+-])(\d(?=$)|\d\d)(?:(:?)(\d\d)(?:\3(\d\d))?)?$/i.exec(id);
+  if (!m) return null;
+  const [h, mi, sec] = [Number(m[2]), Number(m[4] ?? 0), Number(m[5] ?? 0)];
+  const seconds = h * 3600 + mi * 60 + sec;
+  if (mi > 59 || sec > 59 || seconds > 18 * 3600) return null;
+  return (m[1] === '-' ? -1 : 1) * seconds * 1000;
+}
+
+/**
+ * The zone a name stands for, or null when it names none the runtime knows. As Spark's
+ * getZoneId, the (+|-)h:mm and (+|-)hh:m it read before 3.0 are first written (+|-)hh:mm.
+ */
 export function zoneOf(name: string): Zone | null {
-  const trimmed = name.trim();
+  const trimmed = name.trim().replace(/([+-])(\d):/, '$10$2:').replace(/([+-]\d\d):(\d)$/, '$1:0$2');
   const id = SHORT_IDS[trimmed.toUpperCase()] ?? trimmed;
-  const fixed = /^(?:UTC|GMT|UT|Z)?(?:([+-])(\d{1,2})(?::?(\d{2}))?)?$/i.exec(id);
-  if (fixed && id !== '') return fixed[1] ? (fixed[1] === '-' ? -1 : 1) * (Number(fixed[2]) * 60 + Number(fixed[3] ?? 0)) * 60_000 : 0;
+  const fixed = fixedOffset(id);
+  if (fixed !== undefined) return fixed;
   let f = zoneFormats.get(id);
   if (f === undefined) {
     try {

@@ -9,19 +9,19 @@
  * query-planner.ts plans from this unresolved plan (with aggregate-planner.ts and
  * join-planner.ts), and expression-builder.ts turns its expressions into Weir's Expr.
  */
-import { TerminalNode, type ParserRuleContext } from 'antlr4ng';
+import { TerminalNode, type ParserRuleContext, type Token } from 'antlr4ng';
 import { unsupportedOperation } from '../../errors';
-import { isAggregateFunctionName } from '../aggregate-functions';
+import { containsAggregate, isAggregateCall, isAggregateFunctionName } from '../aggregate-functions';
 import { isNondeterministicFunction } from '../random-functions';
 import { formatDouble } from '../sql-values';
 import { SqlValidationError } from '../sql-error';
 import { ExpressionAstBuilder, notSupported, type WindowSpec } from './expression-ast-builder';
 import { parseSchema } from './data-type-parser';
-import { mapPlanExpressions, someExpression } from './expression-tree';
+import { mapPlanExpressions, replacePlanNodes, someExpression } from './expression-tree';
 import { identifierText } from './identifiers';
 import { lateralSubqueryJoin } from './lateral-subquery';
-import { Ctx, parseQuery, parseSpark } from './spark-parser';
-import type { ParsedText } from './spark-parser';
+import { Ctx, parseQuery, parseQueryTokens, parseSpark } from './spark-parser';
+import type { ParsedText, PipeChain, PipeOperator } from './spark-parser';
 import { VALUES_RELATION, type Expression, type JoinType, type LogicalPlan, type Position, type SortOrder, type SubqueryAlias, type UnresolvedFunction } from './unresolved-plan';
 
 type C<K extends keyof typeof Ctx> = InstanceType<(typeof Ctx)[K]>;
@@ -47,8 +47,13 @@ function firstUnevaluableCall(e: Expression): string | undefined {
   return found;
 }
 
+/** The name a pipe operator's query reads its left side as, until the left side's plan takes its place. */
+const PIPE_INPUT = '|> input';
+
 class PlanAstBuilder {
   readonly expr: ExpressionAstBuilder;
+  /** The name tokens that pipe operators' queries read their left side as. */
+  private readonly pipeInputs = new Set<Token>();
   constructor(private readonly parsed: ParsedText) {
     this.expr = new ExpressionAstBuilder(parsed, (q) => this.query(q));
   }
@@ -74,6 +79,94 @@ class PlanAstBuilder {
       throw new SqlValidationError(`[_LEGACY_ERROR_TEMP_0038] CTE definition can't have duplicate names: ${names}.`, this.pos(ctes), 'WITH', '_LEGACY_ERROR_TEMP_0038');
     }
     return { kind: 'UnresolvedWith', child: body, cteRelations, pos: this.pos(ctx) };
+  }
+
+  /** The plan a name token stands for in a pipe query (see rewritePipes): a whole pipe query, or an operator's left side. */
+  private pipeRelation(name: Token): LogicalPlan | undefined {
+    const chain = this.parsed.pipes.get(name);
+    if (chain) return this.pipeChain(chain);
+    return this.pipeInputs.has(name) ? { kind: 'UnresolvedRelation', multipartIdentifier: [PIPE_INPUT], pos: this.expr.tokenPos(name) } : undefined;
+  }
+
+  /** Spark's visitOperatorPipeStatement: each operator's plan over the plan on its left. */
+  private pipeChain(chain: PipeChain): LogicalPlan {
+    let plan = this.query(parseQueryTokens(this.parsed, chain.left));
+    for (const op of chain.operators) {
+      // The operator's own plan is built over a placeholder, and its WINDOW clause applies to it alone; then the left side takes the placeholder's place.
+      this.pipeInputs.add(op.input);
+      const built = this.query(parseQueryTokens(this.parsed, op.tokens));
+      // Spark's withSubqueryAlias: a table subquery boundary, so that WHERE and ORDER BY read only the left side's output.
+      const aliased = op.aliasedInput && plan.kind !== 'SubqueryAlias' && plan.kind !== 'UnresolvedRelation';
+      const input: LogicalPlan = aliased ? { kind: 'SubqueryAlias', alias: '__auto_generated_subquery_name', child: plan, pos: plan.pos } : plan;
+      plan = this.pipeOperator(op, replacePlanNodes(built, (p) => p.kind === 'UnresolvedRelation' && p.multipartIdentifier.length === 1 && p.multipartIdentifier[0] === PIPE_INPUT, input));
+    }
+    return plan;
+  }
+
+  /**
+   * A pipe operator's plan from the plan of the query it was written as: SELECT and EXTEND may
+   * hold no aggregate function outside a window or subquery (Spark's
+   * PIPE_OPERATOR_CONTAINS_AGGREGATE_FUNCTION, which points to AGGREGATE); AGGREGATE needs one
+   * in each item it aggregates; AS, PIVOT and UNPIVOT are their plan without the `SELECT *`.
+   */
+  private pipeOperator(op: PipeOperator, plan: LogicalPlan): LogicalPlan {
+    // The planner reads a bare SubqueryAlias, Pivot, Unpivot or Join as a relation, which keeps its qualifiers
+    // (`|> AS s |> SELECT s.a`, `|> JOIN u |> SELECT t.*`); a Filter it plans under the SELECT * that reads it.
+    if (op.kind === 'UNWRAP') return plan.kind === 'Project' && ['SubqueryAlias', 'Pivot', 'Unpivot', 'Join'].includes(plan.child.kind) ? plan.child : plan;
+    if (op.kind === 'AGGREGATE') return this.pipeAggregate(op, plan);
+    if (op.kind === 'SET' && plan.kind === 'Project') {
+      // Spark's visitOperatorPipeSet: one Project per assignment, each over the one before, so a later one reads an earlier one's value.
+      const [star, ...assignments] = plan.projectList;
+      return assignments.reduce((child: LogicalPlan, a): LogicalPlan => {
+        if (a.kind !== 'Alias') return child;
+        if (containsAggregate(a.child)) this.pipeOperator({ ...op, kind: 'SELECT' }, { ...plan, projectList: [a] });
+        if (someExpression(a.child, (x) => x.kind === 'UnresolvedWindowExpression')) throw notSupported('A window function in |> SET', a.child.pos);
+        return { kind: 'Project', projectList: [{ kind: 'UnresolvedStar', replace: { name: a.name, expr: a.child }, pos: a.pos }], child, pos: star.pos };
+      }, plan.child);
+    }
+    if (op.kind !== 'SELECT' && op.kind !== 'EXTEND') return plan;
+    let project = plan;
+    while (project.kind === 'Distinct') project = project.child;
+    if (project.kind !== 'Project') return plan;
+    // Spark wraps each EXTEND item in a PipeExpression, in which a star is no column list.
+    const star = op.kind === 'EXTEND' ? project.projectList.slice(1).find((e) => e.kind === 'UnresolvedStar') : undefined;
+    if (star) throw new SqlValidationError("[INVALID_USAGE_OF_STAR_OR_REGEX] Invalid usage of '*' in expression `pipeselect`.", star.pos, 'EXTEND', 'INVALID_USAGE_OF_STAR_OR_REGEX');
+    for (const item of project.projectList) {
+      if (!containsAggregate(item)) continue;
+      let call: Expression = item;
+      someExpression(item, (x) => {
+        if (!isAggregateCall(x)) return false;
+        call = x;
+        return true;
+      }, (x) => x.kind !== 'UnresolvedWindowExpression');
+      const expr = this.parsed.text.sql.slice(call.pos.start, call.pos.end);
+      throw new SqlValidationError(`[PIPE_OPERATOR_CONTAINS_AGGREGATE_FUNCTION] Aggregate function ${expr} is not allowed when using the pipe operator |> SELECT clause; please use the pipe operator |> AGGREGATE clause instead.`, call.pos, 'SELECT', 'PIPE_OPERATOR_CONTAINS_AGGREGATE_FUNCTION');
+    }
+    return plan;
+  }
+
+  /**
+   * Spark's visitOperatorPipeAggregate checks: no window function, GROUPING or GROUPING_ID
+   * (PIPE_OPERATOR_AGGREGATE_UNSUPPORTED_CASE), and an aggregate function in each item after
+   * the GROUP BY items (PIPE_OPERATOR_AGGREGATE_EXPRESSION_CONTAINS_NO_AGGREGATE_FUNCTION).
+   */
+  private pipeAggregate(op: PipeOperator, plan: LogicalPlan): LogicalPlan {
+    const items = plan.kind === 'Aggregate' ? plan.aggregateExpressions : plan.kind === 'Project' ? plan.projectList : [];
+    const unsupported = (c: string, at: Position) => new SqlValidationError(`[UNSUPPORTED_FEATURE.PIPE_OPERATOR_AGGREGATE_UNSUPPORTED_CASE] The feature is not supported: The SQL pipe operator syntax with aggregation (using |> AGGREGATE) does not support ${c}.`, at, 'AGGREGATE', 'UNSUPPORTED_FEATURE.PIPE_OPERATOR_AGGREGATE_UNSUPPORTED_CASE');
+    for (const item of items.slice(op.groupingItems)) {
+      someExpression(item, (x) => {
+        if (x.kind === 'UnresolvedWindowExpression') throw unsupported('window functions', x.pos);
+        const name = x.kind === 'UnresolvedFunction' && x.nameParts.length === 1 ? x.nameParts[0].toLowerCase() : '';
+        if (name === 'grouping' || name === 'grouping_id') throw unsupported(name.toUpperCase(), x.pos);
+        return false;
+      });
+      if (!containsAggregate(item)) {
+        const expr = item.kind === 'Alias' ? item.child : item;
+        throw new SqlValidationError(`[PIPE_OPERATOR_AGGREGATE_EXPRESSION_CONTAINS_NO_AGGREGATE_FUNCTION] Non-grouping expression ${this.parsed.text.sql.slice(expr.pos.start, expr.pos.end)} is provided as an argument to the |> AGGREGATE pipe operator but does not contain any aggregate function; please update it to include an aggregate function and then retry the query again.`,
+          expr.pos, 'AGGREGATE', 'PIPE_OPERATOR_AGGREGATE_EXPRESSION_CONTAINS_NO_AGGREGATE_FUNCTION');
+      }
+    }
+    return plan;
   }
 
   private identifierList(ctx: C<'IdentifierListContext'>): string[] {
@@ -148,7 +241,7 @@ class PlanAstBuilder {
     const pos = this.pos(ctx);
     if (ctx.querySpecification()) return this.querySpecification(ctx.querySpecification()!);
     if (ctx.query()) return this.query(ctx.query()!);
-    if (ctx.KW_TABLE()) return { kind: 'UnresolvedRelation', multipartIdentifier: this.tableName(ctx.tableName()!), pos };
+    if (ctx.KW_TABLE()) return this.pipeRelation(ctx.tableName()!.start!) ?? { kind: 'UnresolvedRelation', multipartIdentifier: this.tableName(ctx.tableName()!), pos };
     if (ctx.KW_VALUES()) return this.aliased(this.inlineTable(ctx.expression(), ctx.tableAlias(), pos), ctx.tableAlias(), pos);
     // Spark's FROM-first form (`FROM t SELECT a WHERE …`), of one body: the SELECT it reads as.
     const from = ctx.fromClause();
@@ -414,7 +507,7 @@ class PlanAstBuilder {
   }
 
   private relation(ctx: C<'RelationContext'>): LogicalPlan {
-    if (ctx.tableName()) return { kind: 'UnresolvedRelation', multipartIdentifier: this.tableName(ctx.tableName()!), pos: this.pos(ctx) };
+    if (ctx.tableName()) return this.pipeRelation(ctx.tableName()!.start!) ?? { kind: 'UnresolvedRelation', multipartIdentifier: this.tableName(ctx.tableName()!), pos: this.pos(ctx) };
     // LATERAL before FROM's first relation has no relation to read (Spark's visitFromClause joins
     // it LATERAL only to one before it): the subquery as any.
     if (ctx.KW_LATERAL() && !(ctx.relationPrimary() instanceof Ctx.SubQueryTableSourceContext)) throw notSupported('LATERAL subqueries', this.pos(ctx));
@@ -489,6 +582,8 @@ class PlanAstBuilder {
   private relationPrimary(ctx: C<'RelationPrimaryContext'>): LogicalPlan {
     const pos = this.pos(ctx);
     if (ctx instanceof Ctx.TableSourceContext) {
+      const input = this.pipeRelation(ctx.start!);
+      if (input) return this.aliased(this.withSample(ctx.sample(), input), ctx.tableAlias(), pos);
       if (ctx.temporalClause()) throw notSupported('Time travel (AS OF)', pos);
       const ref = ctx.identifierReference();
       if (ref && !ref.multipartIdentifier()) throw notSupported('IDENTIFIER(…)', pos);

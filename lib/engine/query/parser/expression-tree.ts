@@ -43,6 +43,18 @@ const PLAN_KINDS: ReadonlySet<string> = new Set<LogicalPlan['kind']>([
 ]);
 
 /**
+ * `plan` with each of its plan nodes that `isTarget` holds for replaced by `by`; a subquery's
+ * plan inside an expression is not entered. `plan` is not changed.
+ */
+export function replacePlanNodes(plan: LogicalPlan, isTarget: (p: LogicalPlan) => boolean, by: LogicalPlan): LogicalPlan {
+  if (isTarget(plan)) return by;
+  const map = (v: unknown): unknown => (Array.isArray(v) ? v.map(map) : isExpression(v) && PLAN_KINDS.has(v.kind) ? replacePlanNodes(v as unknown as LogicalPlan, isTarget, by) : v);
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(plan)) out[k] = k === 'pos' ? v : map(v);
+  return out as unknown as LogicalPlan;
+}
+
+/**
  * `plan` with mapExpression(…, replace) applied to the expressions of each of its nodes, as
  * Catalyst's resolveExpressions over a plan tree: a subquery's plan inside an expression is not
  * entered. `plan` is not changed.

@@ -143,7 +143,7 @@ export function specialDatetimeValue(value: string): SpecialDatetimeValue | unde
   if (!m || m[0].length < 3) return undefined;
   const word = m[1].toLowerCase();
   if (!SPECIAL_VALUES.includes(word)) return undefined;
-  if (m[2] !== '' && (word === 'now' || zoneOf(m[2].replace(/^([+-])(\d):/, '$10$2:').replace(/^([+-]\d\d):(\d)$/, '$1:0$2')) === null)) return undefined;
+  if (m[2] !== '' && (word === 'now' || zoneOf(m[2]) === null)) return undefined;
   return word as SpecialDatetimeValue;
 }
 

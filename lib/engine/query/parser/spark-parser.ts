@@ -24,6 +24,8 @@
  *   from `brackets`.
  * - Spark 4's shift operators and doubled-quote escape, from the tokens
  *   (rewriteOperatorsAndStrings).
+ * - Spark 4's pipe syntax (`FROM t |> WHERE … |> SELECT …`): each query written with `|>` becomes
+ *   `TABLE name`, its parts kept in ParsedText.pipes for ast-builder.ts to parse (rewritePipes).
  * - Spark's syntax error: the first one ends the parse as `[PARSE_SYNTAX_ERROR] Syntax error at
  *   or near 'tok'` with the line and column of that token (Spark's ParseErrorListener), instead
  *   of the grammar's completion-oriented messages and its console logging.
@@ -374,6 +376,34 @@ export interface ParsedText {
   readonly text: SourceText;
   readonly brackets: ReadonlyMap<Token, RewrittenBracket>;
   readonly tokens: readonly Token[];
+  /** Each query written with pipe operators, by the name token of the `TABLE name` it was replaced with. */
+  readonly pipes: ReadonlyMap<Token, PipeChain>;
+}
+
+/**
+ * How ast-builder.ts makes a pipe operator's plan from the query of its `tokens`, read over the
+ * `input` relation (the plan on the operator's left): SELECT and EXTEND a Project, checked for
+ * aggregates; AGGREGATE an Aggregate; UNWRAP the plan under its `SELECT *` (a Filter, Join,
+ * SubqueryAlias, Pivot …, as Spark puts it straight over the left side); QUERY the plan as it is.
+ */
+type PipeOperatorKind = 'SELECT' | 'EXTEND' | 'SET' | 'AGGREGATE' | 'UNWRAP' | 'QUERY';
+
+/** One `|> …`: the query over `input` it stands for, its tokens ending in EOF. */
+export interface PipeOperator {
+  readonly kind: PipeOperatorKind;
+  readonly pipe: Token;
+  readonly input: Token;
+  readonly tokens: readonly Token[];
+  /** Whether `input` is read under a SubqueryAlias (Spark's withSubqueryAlias: WHERE and the result clauses). */
+  readonly aliasedInput: boolean;
+  /** AGGREGATE: how many of its select items are the GROUP BY items (the rest are the aggregates). */
+  readonly groupingItems: number;
+}
+
+/** A query of Spark 4's pipe syntax: the query left of the first `|>` (tokens ending in EOF) and each operator. */
+export interface PipeChain {
+  readonly left: readonly Token[];
+  readonly operators: readonly PipeOperator[];
 }
 
 const INTERVAL_UNITS = new Set(['YEAR', 'MONTH', 'DAY', 'HOUR', 'MINUTE', 'SECOND']);
@@ -763,9 +793,278 @@ function lex(sql: string): { parsed: ParsedText; listener: ThrowingListener } {
   lexer.removeErrorListeners();
   lexer.addErrorListener(listener);
   const brackets = new Map<Token, RewrittenBracket>();
-  const tokens = rewriteCasts(rewriteSpark4Clauses(rewriteIdentifierClauses(rewriteOperatorsAndStrings(lexer.getAllTokens().concat(lexer.nextToken())), text), brackets), brackets);
-  for (const t of tokens) if (NAME_ONLY_KEYWORDS.has(t.type)) (t as CommonToken).type = SparkSqlLexer.IDENTIFIER;
-  return { parsed: { text, brackets, tokens }, listener };
+  const rewritten = rewriteCasts(rewriteSpark4Clauses(rewriteIdentifierClauses(rewriteOperatorsAndStrings(lexer.getAllTokens().concat(lexer.nextToken())), text), brackets), brackets);
+  for (const t of rewritten) if (NAME_ONLY_KEYWORDS.has(t.type)) (t as CommonToken).type = SparkSqlLexer.IDENTIFIER;
+  const pipes = new Map<Token, PipeChain>();
+  const tokens = rewritePipes(rewritten, text, brackets, pipes);
+  return { parsed: { text, brackets, tokens, pipes }, listener };
+}
+
+/** Whether `all[i]` is the `|` of Spark 4's `|>` (the 3.5 lexer reads it as PIPE and GT). */
+function isPipeOperator(all: readonly Token[], i: number): boolean {
+  return all[i].type === SparkSqlLexer.PIPE && all[i + 1]?.type === SparkSqlLexer.GT && all[i + 1].start === all[i].stop + 1;
+}
+
+/** Keywords that start a pipe operator read as the query `TABLE input …`: a set operation or a result clause. */
+const PIPE_QUERY_CLAUSES = new Set([
+  SparkSqlLexer.KW_UNION, SparkSqlLexer.KW_EXCEPT, SparkSqlLexer.KW_MINUS, SparkSqlLexer.KW_INTERSECT,
+  SparkSqlLexer.KW_ORDER, SparkSqlLexer.KW_SORT, SparkSqlLexer.KW_DISTRIBUTE, SparkSqlLexer.KW_CLUSTER, SparkSqlLexer.KW_LIMIT, SparkSqlLexer.KW_OFFSET,
+]);
+
+/** Keywords that start a pipe operator read as `SELECT * FROM input …`: a join, PIVOT, UNPIVOT, TABLESAMPLE, AS, WHERE. */
+const PIPE_RELATION_CLAUSES = new Set([
+  SparkSqlLexer.KW_JOIN, SparkSqlLexer.KW_INNER, SparkSqlLexer.KW_CROSS, SparkSqlLexer.KW_LEFT, SparkSqlLexer.KW_RIGHT, SparkSqlLexer.KW_FULL,
+  SparkSqlLexer.KW_NATURAL, SparkSqlLexer.KW_SEMI, SparkSqlLexer.KW_ANTI, SparkSqlLexer.KW_PIVOT, SparkSqlLexer.KW_UNPIVOT, SparkSqlLexer.KW_TABLESAMPLE,
+  SparkSqlLexer.KW_AS, SparkSqlLexer.KW_WHERE,
+]);
+
+/** The result clauses Spark's withQueryResultClauses lets a pipe operator have one of. */
+const RESULT_CLAUSES: Record<number, string> = {
+  [SparkSqlLexer.KW_ORDER]: 'ORDER BY', [SparkSqlLexer.KW_SORT]: 'SORT BY', [SparkSqlLexer.KW_DISTRIBUTE]: 'DISTRIBUTE BY', [SparkSqlLexer.KW_CLUSTER]: 'CLUSTER BY',
+  [SparkSqlLexer.KW_WINDOW]: 'WINDOW', [SparkSqlLexer.KW_LIMIT]: 'LIMIT', [SparkSqlLexer.KW_OFFSET]: 'OFFSET',
+};
+
+/** The result clauses in the order the grammar's queryOrganization takes them. */
+const RESULT_CLAUSE_ORDER = new Map([SparkSqlLexer.KW_ORDER, SparkSqlLexer.KW_CLUSTER, SparkSqlLexer.KW_DISTRIBUTE, SparkSqlLexer.KW_SORT, SparkSqlLexer.KW_WINDOW, SparkSqlLexer.KW_LIMIT, SparkSqlLexer.KW_OFFSET].map((t, i) => [t, i]));
+
+/** Spark's grouping forms its AGGREGATE operator refuses (UNSUPPORTED_FEATURE.PIPE_OPERATOR_AGGREGATE_UNSUPPORTED_CASE). */
+const PIPE_AGGREGATE_UNSUPPORTED: Record<number, string> = {
+  [SparkSqlLexer.KW_ALL]: 'GROUP BY ALL', [SparkSqlLexer.KW_ROLLUP]: 'GROUP BY ROLLUP', [SparkSqlLexer.KW_CUBE]: 'GROUP BY CUBE', [SparkSqlLexer.KW_GROUPING]: 'GROUPING SETS',
+};
+
+/**
+ * Spark 4's pipe syntax (`FROM t |> WHERE … |> SELECT …`, SqlBaseParser's operatorPipeRightSide),
+ * which the 3.5 grammar has not: each query written with `|>` (one in parentheses, or the whole
+ * text after its WITH clause) is replaced by `TABLE name`, a name token of its own that `pipes`
+ * maps to the query's parts, innermost first. Each operator is the query over its left side it
+ * stands for (`|> WHERE c` is `SELECT * FROM input WHERE c`; `|> ORDER BY x` is `TABLE input
+ * ORDER BY x`), whose inserted tokens carry the `|>` token's offsets, the user's tokens their own;
+ * ast-builder.ts parses each part and puts the plan on the left where `input` is read, so every
+ * operator is its own plan over the one before it, as Spark's AstBuilder makes it.
+ */
+function rewritePipes(all: Token[], text: SourceText, brackets: Map<Token, RewrittenBracket>, pipes: Map<Token, PipeChain>): Token[] {
+  if (!all.some((_, i) => isPipeOperator(all, i))) return all;
+  const visible = (ts: readonly Token[]) => ts.filter((t) => t.channel === Token.DEFAULT_CHANNEL);
+  const ended = (ts: Token[], at: Token): Token[] => [...ts, synthetic(at, Token.EOF, '<EOF>')];
+  /** Indices of the visible tokens of `ts` outside parentheses. */
+  const topLevel = (ts: readonly Token[]) => {
+    const out: number[] = [];
+    let depth = 0;
+    ts.forEach((t, i) => {
+      if (t.channel !== Token.DEFAULT_CHANNEL) return;
+      if (t.type === SparkSqlLexer.LEFT_PAREN) depth++;
+      else if (t.type === SparkSqlLexer.RIGHT_PAREN) depth--;
+      else if (depth === 0) out.push(i);
+    });
+    return out;
+  };
+  const operator = (pipe: Token, body: Token[], end: Token): PipeOperator => {
+    const input = synthetic(pipe, SparkSqlLexer.IDENTIFIER, '__pipe_input');
+    const kw = (type: number, word: string) => synthetic(pipe, type, word);
+    const first = visible(body)[0];
+    if (!first) throw syntaxErrorAt(text, end);
+    const rest = body.slice(body.indexOf(first) + 1);
+    const top = topLevel(body).map((i) => body[i]);
+    const fromInput = [kw(SparkSqlLexer.KW_FROM, 'FROM'), input];
+    const selectStar = [kw(SparkSqlLexer.KW_SELECT, 'SELECT'), kw(SparkSqlLexer.ASTERISK, '*')];
+    const make = (kind: PipeOperatorKind, tokens: Token[], aliasedInput = false, groupingItems = 0): PipeOperator => ({ kind, pipe, input, tokens: ended(tokens, end), aliasedInput, groupingItems });
+    const span = text.span(pipe, visible(body).at(-1)!);
+    // EXTEND and AGGREGATE are no keywords of the 3.5 grammar, and DROP one that lex() reads as a name.
+    const word = first.type === SparkSqlLexer.IDENTIFIER || first.type === SparkSqlLexer.KW_DROP || first.type === SparkSqlLexer.KW_SET ? first.text!.toUpperCase() : '';
+    switch (['EXTEND', 'AGGREGATE', 'DROP', 'SET'].includes(word) ? word : first.type) {
+      case SparkSqlLexer.KW_SELECT: {
+        // FROM input goes after the select list, before a WINDOW clause or what ends the query.
+        const stop = top.find((t) => t !== first && (t.type === SparkSqlLexer.KW_WINDOW || PIPE_QUERY_CLAUSES.has(t.type)));
+        const at = stop ? body.indexOf(stop) : body.length;
+        return make('SELECT', [...body.slice(0, at), ...fromInput, ...body.slice(at)]);
+      }
+      case 'SET': {
+        // `SET a = e, b = f` read as `SELECT *, e AS a, f AS b`; ast-builder.ts makes each a star that replaces its column.
+        const assignments: Token[] = [];
+        let depth = 0;
+        let name: Token | undefined;
+        for (const t of rest) {
+          if (t.type === SparkSqlLexer.LEFT_PAREN) depth++;
+          else if (t.type === SparkSqlLexer.RIGHT_PAREN) depth--;
+          if (depth === 0 && t.type === SparkSqlLexer.EQ && name === undefined) {
+            const written = visible(assignments).at(-1);
+            if (!written || (written.type !== SparkSqlLexer.IDENTIFIER && written.type !== SparkSqlLexer.BACKQUOTED_IDENTIFIER && !SparkSqlLexer.symbolicNames[written.type]?.startsWith('KW_'))) throw syntaxErrorAt(text, t);
+            name = written;
+            assignments.splice(assignments.lastIndexOf(written), 1);
+            continue;
+          }
+          if (depth === 0 && t.type === SparkSqlLexer.COMMA) {
+            if (!name) throw syntaxErrorAt(text, t);
+            assignments.push(kw(SparkSqlLexer.KW_AS, 'AS'), name);
+            name = undefined;
+          }
+          assignments.push(t);
+        }
+        if (!name) throw syntaxErrorAt(text, end);
+        assignments.push(kw(SparkSqlLexer.KW_AS, 'AS'), name);
+        return make('SET', [...selectStar, kw(SparkSqlLexer.COMMA, ','), ...assignments, ...fromInput]);
+      }
+      case 'EXTEND':
+        return make('EXTEND', [...selectStar, kw(SparkSqlLexer.COMMA, ','), ...rest, ...fromInput]);
+      case 'DROP': {
+        // Spark's UnresolvedStarExceptOrReplace: `SELECT * EXCEPT (names)`, as rewriteSpark4Clauses writes it.
+        const bracket = synthetic(first, SparkSqlLexer.LEFT_BRACKET, first.text!);
+        brackets.set(bracket, 'starExcept');
+        return make('QUERY', [...selectStar, bracket, kw(SparkSqlLexer.LEFT_PAREN, '('), ...rest, synthetic(end, SparkSqlLexer.RIGHT_PAREN, ')'), synthetic(end, SparkSqlLexer.RIGHT_BRACKET, ']'), ...fromInput]);
+      }
+      case 'AGGREGATE': {
+        const group = top.find((t, k) => t.type === SparkSqlLexer.KW_GROUP && top[k + 1]?.type === SparkSqlLexer.KW_BY && visible(body).at(-1) !== top[k + 1]);
+        if (visible(rest).length === 0) {
+          throw new SqlValidationError('[_LEGACY_ERROR_TEMP_0035] Operation not allowed: The AGGREGATE clause requires a list of aggregate expressions or a list of grouping expressions, or both.', span, 'AGGREGATE', '_LEGACY_ERROR_TEMP_0035');
+        }
+        // Without GROUP BY items, `GROUP BY` is read as Spark's grammar reads it: a column `group` named `by`.
+        if (!group) return make('AGGREGATE', [kw(SparkSqlLexer.KW_SELECT, 'SELECT'), ...rest, ...fromInput]);
+        const items = body.slice(body.indexOf(first) + 1, body.indexOf(group));
+        const groupBody = body.slice(body.indexOf(top[top.indexOf(group) + 1]) + 1);
+        const groupTop = topLevel(groupBody).map((i) => groupBody[i]);
+        const firstKey = visible(groupBody)[0];
+        const unsupported = groupTop.map((t) => PIPE_AGGREGATE_UNSUPPORTED[t.type]).find((c) => c !== undefined && (groupTop[0]?.type !== SparkSqlLexer.KW_ALL || c === 'GROUP BY ALL'));
+        if (unsupported && (unsupported !== 'GROUP BY ALL' || groupTop.length === 1)) {
+          throw new SqlValidationError(`[UNSUPPORTED_FEATURE.PIPE_OPERATOR_AGGREGATE_UNSUPPORTED_CASE] The feature is not supported: The SQL pipe operator syntax with aggregation (using |> AGGREGATE) does not support ${unsupported}.`, text.span(first, body[body.length - 1]), 'AGGREGATE', 'UNSUPPORTED_FEATURE.PIPE_OPERATOR_AGGREGATE_UNSUPPORTED_CASE');
+        }
+        if (!firstKey) throw syntaxErrorAt(text, end);
+        // Each grouping item is an output column, first, under its alias: `GROUP BY a + 1 AS k` selects `a + 1 AS k` and groups by `a + 1`.
+        const keys: Token[][] = [[]];
+        let depth = 0;
+        for (const t of groupBody) {
+          if (t.type === SparkSqlLexer.LEFT_PAREN) depth++;
+          else if (t.type === SparkSqlLexer.RIGHT_PAREN) depth--;
+          if (depth === 0 && t.type === SparkSqlLexer.COMMA) keys.push([]);
+          else keys[keys.length - 1].push(t);
+        }
+        const selected: Token[] = [];
+        const grouped: Token[] = [];
+        keys.forEach((key, k) => {
+          const as = topLevel(key).map((i) => key[i]).find((t) => t.type === SparkSqlLexer.KW_AS);
+          if (k > 0) {
+            selected.push(synthetic(key[0], SparkSqlLexer.COMMA, ','));
+            grouped.push(synthetic(key[0], SparkSqlLexer.COMMA, ','));
+          }
+          selected.push(...key);
+          grouped.push(...(as ? key.slice(0, key.indexOf(as)) : key));
+        });
+        const hasItems = visible(items).length > 0;
+        return make('AGGREGATE', [
+          kw(SparkSqlLexer.KW_SELECT, 'SELECT'), ...selected, ...(hasItems ? [synthetic(visible(items)[0], SparkSqlLexer.COMMA, ','), ...items] : []), ...fromInput,
+          group, top[top.indexOf(group) + 1], ...grouped,
+        ], false, keys.length);
+      }
+      case SparkSqlLexer.KW_WHERE:
+        if (top.some((t) => t.type === SparkSqlLexer.KW_WINDOW)) {
+          throw new SqlValidationError('[NOT_ALLOWED_IN_PIPE_OPERATOR_WHERE.WINDOW_CLAUSE] Not allowed in the pipe WHERE clause: the WINDOW clause.', text.span(pipe, body[body.length - 1]), 'WHERE', 'NOT_ALLOWED_IN_PIPE_OPERATOR_WHERE.WINDOW_CLAUSE');
+        }
+        return make('UNWRAP', [...selectStar, ...fromInput, ...body], true);
+      default:
+        if (PIPE_QUERY_CLAUSES.has(first.type) || first.type === SparkSqlLexer.KW_WINDOW) {
+          const clauses = [...new Set(top.map((t) => RESULT_CLAUSES[t.type]).filter((c) => c !== undefined))];
+          const groups = new Set(clauses.map((c) => (c === 'LIMIT' || c === 'OFFSET' ? 'LIMIT' : c === 'WINDOW' ? 'WINDOW' : 'ORDER')));
+          if (!PIPE_QUERY_CLAUSES.has(first.type) || RESULT_CLAUSES[first.type]) {
+            if (groups.size > 1) {
+              throw new SqlValidationError(`[MULTIPLE_QUERY_RESULT_CLAUSES_WITH_PIPE_OPERATORS] ${clauses[0]} and ${clauses[1]} cannot coexist in the same SQL pipe operator using '|>'. Please separate the multiple result clauses into separate pipe operators and then retry the query again.`, text.span(pipe, body[body.length - 1]), 'pipe operator', 'MULTIPLE_QUERY_RESULT_CLAUSES_WITH_PIPE_OPERATORS');
+            }
+          }
+          return make('QUERY', [kw(SparkSqlLexer.KW_TABLE, 'TABLE'), input, ...body], !PIPE_QUERY_CLAUSES.has(first.type) || RESULT_CLAUSES[first.type] !== undefined);
+        }
+        if (first.type === SparkSqlLexer.KW_PIVOT || first.type === SparkSqlLexer.KW_UNPIVOT) {
+          // Spark's `pivotClause unpivotClause? | unpivotClause pivotClause?`: the other clause after one is its own error, any more a syntax error.
+          const clauses = top.filter((t) => t.type === SparkSqlLexer.KW_PIVOT || t.type === SparkSqlLexer.KW_UNPIVOT);
+          if (clauses.length > 1 && clauses[1].type === first.type) throw syntaxErrorAt(text, clauses[1]);
+          if (clauses.length > 2) throw syntaxErrorAt(text, clauses[2]);
+          if (clauses.length === 2) {
+            throw new SqlValidationError('[NOT_ALLOWED_IN_FROM.UNPIVOT_WITH_PIVOT] Not allowed in the FROM clause: UNPIVOT with PIVOT.', span, 'PIVOT', 'NOT_ALLOWED_IN_FROM.UNPIVOT_WITH_PIVOT');
+          }
+        }
+        if (first.type !== SparkSqlLexer.KW_AS && first.type !== SparkSqlLexer.KW_PIVOT && first.type !== SparkSqlLexer.KW_UNPIVOT && first.type !== SparkSqlLexer.KW_TABLESAMPLE) {
+          // One joinRelation: a second join is a syntax error at its first word.
+          const joins = top.filter((t) => t.type === SparkSqlLexer.KW_JOIN);
+          if (joins.length > 1) {
+            const types = new Set([SparkSqlLexer.KW_INNER, SparkSqlLexer.KW_CROSS, SparkSqlLexer.KW_LEFT, SparkSqlLexer.KW_RIGHT, SparkSqlLexer.KW_FULL, SparkSqlLexer.KW_OUTER, SparkSqlLexer.KW_SEMI, SparkSqlLexer.KW_ANTI, SparkSqlLexer.KW_NATURAL]);
+            let k = top.indexOf(joins[1]);
+            while (k > 0 && types.has(top[k - 1].type)) k--;
+            throw syntaxErrorAt(text, top[k]);
+          }
+        }
+        if (PIPE_RELATION_CLAUSES.has(first.type)) return make('UNWRAP', [...selectStar, ...fromInput, ...body]);
+        throw syntaxErrorAt(text, first);
+    }
+  };
+  /** `ts` (one parenthesized part, or the whole text) with its pipe queries replaced, inner ones first. */
+  const region = (ts: Token[]): Token[] => {
+    const out: Token[] = [];
+    for (let i = 0; i < ts.length; i++) {
+      if (ts[i].type !== SparkSqlLexer.LEFT_PAREN) {
+        out.push(ts[i]);
+        continue;
+      }
+      const close = closing(ts, i);
+      if (close < 0) return [...out, ...ts.slice(i)];
+      out.push(ts[i], ...region(ts.slice(i + 1, close)), ts[close]);
+      i = close;
+    }
+    const top = topLevel(out);
+    const pipeAt = top.filter((i) => isPipeOperator(out, i));
+    if (pipeAt.length === 0) return out;
+    // The query starts after a WITH clause (its CTEs stay around the replaced query) and ends at a `;` or EOF.
+    let start = out.findIndex((t) => t.channel === Token.DEFAULT_CHANNEL);
+    if (out[start].type === SparkSqlLexer.KW_WITH) {
+      // WITH [RECURSIVE] name [(columns)] [AS] (query) [, …]: the query starts after the last one.
+      const nextVisible = (i: number) => {
+        for (i++; i < out.length && out[i].channel !== Token.DEFAULT_CHANNEL; i++);
+        return i;
+      };
+      let i = nextVisible(start);
+      for (;;) {
+        while (i < pipeAt[0] && out[i].type !== SparkSqlLexer.LEFT_PAREN) i = nextVisible(i);
+        if (out[nextVisible(i)]?.type !== SparkSqlLexer.KW_AS && out[nextVisible(closing(out, i))]?.type === SparkSqlLexer.KW_AS) i = nextVisible(nextVisible(closing(out, i)));
+        const after = nextVisible(closing(out, i));
+        if (out[after]?.type !== SparkSqlLexer.COMMA) {
+          start = after;
+          break;
+        }
+        i = nextVisible(after);
+      }
+    }
+    const stopAt = top.find((i) => i > pipeAt[0] && (out[i].type === SparkSqlLexer.SEMICOLON || out[i].type === Token.EOF));
+    const end = stopAt ?? out.length;
+    const endToken = out[end] ?? out[end - 1];
+    let left = out.slice(start, pipeAt[0]);
+    const leftTop = topLevel(left).map((i) => left[i]);
+    if (leftTop[0]?.type === SparkSqlLexer.KW_FROM && !leftTop.some((t) => t.type === SparkSqlLexer.KW_SELECT)) {
+      // Spark 4's FROM clause alone as a query: every column of its relations.
+      left = [synthetic(leftTop[0], SparkSqlLexer.KW_SELECT, 'SELECT'), synthetic(leftTop[0], SparkSqlLexer.ASTERISK, '*'), ...left];
+    }
+    // A result clause out of the grammar's order after the last operator's own (`|> ORDER BY x ORDER BY y`,
+    // `|> SORT BY x DISTRIBUTE BY x`) begins the result clauses of the whole query, as Spark's grammar reads it.
+    let opEnd = end;
+    const lastTop = top.filter((i) => i > pipeAt[pipeAt.length - 1] + 1 && i < end);
+    if (lastTop.length > 0 && RESULT_CLAUSE_ORDER.has(out[lastTop[0]].type)) {
+      let previous = -1;
+      for (const i of lastTop) {
+        const rank = RESULT_CLAUSE_ORDER.get(out[i].type);
+        if (rank === undefined) continue;
+        if (rank <= previous) {
+          opEnd = i;
+          break;
+        }
+        previous = rank;
+      }
+    }
+    const operators = pipeAt.map((p, k) => operator(out[p], out.slice(p + 2, pipeAt[k + 1] ?? opEnd), out[pipeAt[k + 1] ?? opEnd] ?? endToken));
+    const first = out[start];
+    const last = visible(out.slice(start, opEnd)).at(-1)!;
+    const name = synthetic(first, SparkSqlLexer.IDENTIFIER, '__pipe');
+    (name as CommonToken).stop = last.stop;
+    pipes.set(name, { left: ended(left, out[pipeAt[0]]), operators });
+    return [...out.slice(0, start), synthetic(first, SparkSqlLexer.KW_TABLE, 'TABLE'), name, ...out.slice(opEnd)];
+  };
+  const out = region(all);
+  out.forEach((t, i) => { (t as CommonToken).tokenIndex = i; });
+  return out;
 }
 
 /**
@@ -834,6 +1133,14 @@ export function parseQuery(sql: string): { tree: QueryContext; parsed: ParsedTex
   const tree = parseTokens(queryTokens, listener, entry);
   checkClosedComments(parsed);
   return { tree, parsed };
+}
+
+/** Parses `tokens` (ending in EOF), a part of `parsed`'s text, as a query: a part of a pipe query. */
+export function parseQueryTokens(parsed: ParsedText, tokens: readonly Token[]): QueryContext {
+  return parseTokens(tokens, new ThrowingListener(parsed.text), (p) => {
+    [p.context, p.state] = queryCallers();
+    return p.query();
+  });
 }
 
 /** The states in program, singleStatement and statement that call the next rule down to `query`. */

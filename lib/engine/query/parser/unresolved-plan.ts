@@ -50,6 +50,8 @@ interface UnresolvedStar extends Node {
   readonly target?: readonly string[];
   /** `* EXCEPT (a, b.c)`: the names (a column, a field of one) left out, as Spark's UnresolvedStarExcept. */
   readonly except?: readonly (readonly string[])[];
+  /** The pipe operator `|> SET a = e`: column a's value replaced by e, in its place (Spark's UnresolvedStarExceptOrReplace). */
+  readonly replace?: { readonly name: string; readonly expr: Expression };
 }
 export interface Literal extends Node { readonly kind: 'Literal'; readonly value: LiteralValue; readonly dataType: DataType }
 export interface UnresolvedFunction extends Node {
