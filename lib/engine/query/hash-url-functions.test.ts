@@ -126,6 +126,19 @@ describe('the URL functions', () => {
     expect(run('parse_url(missing, s)')).toBeNull();
   });
 
+  it('try_parse_url answers as parse_url, NULL for text that is not a URI (Spark 4.0)', () => {
+    expect(run(`try_parse_url(${url}, 'HOST')`)).toBe('spark.apache.org');
+    expect(run(`try_parse_url(${url}, 'QUERY', 'k')`)).toBe('v%20w');
+    // Spark's own example of a URI java.net.URI refuses.
+    expect(run("try_parse_url('inva lid://spark.apache.org/path?query=1', 'QUERY')")).toBeNull();
+    expect(run("try_parse_url('http://x.org/%zz', 'PATH')")).toBeNull();
+    expect(run(`try_parse_url(${url}, 'PATH', 'k')`)).toBeNull();
+    expect(run('try_parse_url(missing, s)')).toBeNull();
+    expect(run(`typeof(try_parse_url(${url}, 'HOST'))`)).toBe('string');
+    // Like parse_url it casts no number to a STRING (ExpectsInputTypes).
+    expect(() => compiled("try_parse_url(123, 'HOST')")).toThrow(/try_parse_url\(\) expects string arguments/);
+  });
+
   it('url_encode and url_decode are form encoding in UTF-8; a bad escape fails url_decode, NULL for try_url_decode', () => {
     expect(run("url_encode('a b~é*')")).toBe('a+b%7E%C3%A9*');
     expect(run("url_decode('a+b%7E%C3%A9*')")).toBe('a b~é*');

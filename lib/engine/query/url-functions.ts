@@ -1,6 +1,7 @@
 /**
  * Spark's URL functions (group url_funcs): parse_url (a part of a URL as java.net.URI parses
- * it; NULL for text that is not a URI, ANSI mode being off), url_encode and url_decode
+ * it; NULL for text that is not a URI, ANSI mode being off) and try_parse_url (Spark 4.0: the
+ * same, NULL for such text in ANSI mode too), url_encode and url_decode
  * (java.net.URLEncoder and URLDecoder in UTF-8: application/x-www-form-urlencoded) and
  * try_url_decode (NULL where url_decode fails).
  */
@@ -144,19 +145,24 @@ const decodeFn = (tolerant: boolean): FunctionDef => ({
   },
 });
 
-export const URL_FUNCTIONS: Record<string, FunctionDef> = {
-  parse_url: {
-    min: 2, max: 3, type: (a) => str(a) ?? 'string',
-    impl: ([url, part, key]) => {
-      const uri = parseUri(url as string);
-      const extract = Object.hasOwn(PARTS, part as string) ? PARTS[part as string] : undefined;
-      if (uri === null || extract === undefined) return null;
-      if (key === undefined) return extract(uri);
-      // With a key: that key's value in the query, the key read as a regular expression, as Spark's.
-      if (part !== 'QUERY' || uri.query === null) return null;
-      return recordRegex('parse_url()', `(&|^)${key as string}=([^&]*)`).exec(uri.query)?.[2] ?? null;
-    },
+// try_parse_url is Spark's ParseUrl with failOnError off, which is how Weir's parse_url always
+// runs (ANSI mode being off): the two differ only in the name a bad key's regex error gives.
+const parseUrlFn = (name: string): FunctionDef => ({
+  min: 2, max: 3, type: (a) => str(a) ?? 'string',
+  impl: ([url, part, key]) => {
+    const uri = parseUri(url as string);
+    const extract = Object.hasOwn(PARTS, part as string) ? PARTS[part as string] : undefined;
+    if (uri === null || extract === undefined) return null;
+    if (key === undefined) return extract(uri);
+    // With a key: that key's value in the query, the key read as a regular expression, as Spark's.
+    if (part !== 'QUERY' || uri.query === null) return null;
+    return recordRegex(`${name}()`, `(&|^)${key as string}=([^&]*)`).exec(uri.query)?.[2] ?? null;
   },
+});
+
+export const URL_FUNCTIONS: Record<string, FunctionDef> = {
+  parse_url: parseUrlFn('parse_url'),
+  try_parse_url: parseUrlFn('try_parse_url'),
   url_encode: { min: 1, max: 1, type: (a) => str(a) ?? 'string', stringInputs: true, impl: ([s]) => urlEncode(s as string) },
   url_decode: decodeFn(false),
   try_url_decode: decodeFn(true),

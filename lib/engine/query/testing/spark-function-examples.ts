@@ -185,6 +185,10 @@ SELECT try_url_decode('https%3A%2F%2Fspark.apache.org') => https://spark.apache.
 SELECT parse_url('http://spark.apache.org/path?query=1', 'HOST') => spark.apache.org
 SELECT parse_url('http://spark.apache.org/path?query=1', 'QUERY') => query=1
 SELECT parse_url('http://spark.apache.org/path?query=1', 'QUERY', 'query') => 1
+SELECT try_parse_url('http://spark.apache.org/path?query=1', 'HOST') => spark.apache.org
+SELECT try_parse_url('http://spark.apache.org/path?query=1', 'QUERY') => query=1
+SELECT try_parse_url('inva lid://spark.apache.org/path?query=1', 'QUERY') => NULL
+SELECT try_parse_url('http://spark.apache.org/path?query=1', 'QUERY', 'query') => 1
 SELECT md5('Spark') => 8cde774d6f7333752ed72cacddb05126
 SELECT sha('Spark') => 85f5955f4b27a9a4c2aab6ffe5d7189fc298b92c
 SELECT sha1('Spark') => 85f5955f4b27a9a4c2aab6ffe5d7189fc298b92c
