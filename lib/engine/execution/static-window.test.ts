@@ -89,6 +89,32 @@ describe('window functions on a static side', () => {
     expect(await errorOf('SELECT e.id FROM events e JOIN (SELECT region, count(*) AS n FROM regions GROUP BY region, rank() OVER (ORDER BY weight)) d ON e.region = d.region')).toMatch(/^\[UNSUPPORTED_EXPR_FOR_OPERATOR\]/);
   });
 
+  it('counter_diff: the counter less the last non-NULL one, NULL first, at a fall or a later start time; Spark\'s errors', async () => {
+    const diffs = async (values: string, call = 'counter_diff(c) OVER (PARTITION BY m ORDER BY t)') => {
+      const w = await weir(`SELECT e.id, x.t, x.d FROM events e JOIN (SELECT 1 AS one, t, ${call} AS d FROM VALUES ${values} AS v(m, t, c, st)) x ON e.id = x.one`);
+      return w.rows.map((r) => JSON.parse(r) as { t: number; d: unknown }).sort((a, b) => a.t - b.t).map((r) => r.d);
+    };
+    const ts = (hm: string) => `TIMESTAMP '2026-01-01 ${hm}:00'`;
+    // A fall is a reset; a NULL counter gives NULL and leaves the previous counter as it was.
+    expect(await diffs(`('a', 1, 100, NULL), ('a', 2, 300, NULL), ('a', 3, NULL, NULL), ('a', 4, 350, NULL), ('a', 5, 20, NULL), ('a', 6, 20, NULL)`)).toEqual([null, 200, null, 50, null, 0]);
+    // NaN is the greatest value: a fall from it is a reset.
+    expect(await diffs(`('a', 1, 1.0D, NULL), ('a', 2, DOUBLE('NaN'), NULL), ('a', 3, 5.0D, NULL), ('a', 4, 7.0D, NULL)`, 'CAST(counter_diff(c) OVER (ORDER BY t) AS STRING)')).toEqual([null, 'NaN', null, '2.0']);
+    // A later start time is a reset though the counter grew; a NULL one is no check.
+    expect(await diffs(`('a', 1, 100, ${ts('00:00')}), ('a', 2, 200, ${ts('00:00')}), ('a', 3, 400, ${ts('00:05')}), ('a', 4, 500, NULL), ('a', 5, 600, ${ts('00:05')})`, 'counter_diff(c, st) OVER (ORDER BY t)')).toEqual([null, 100, null, 100, 100]);
+    // A DECIMAL's difference keeps its type (not widened as c - lag(c) is).
+    const w = await weir('SELECT e.id, x.d FROM events e JOIN (SELECT 1 AS one, counter_diff(c) OVER (ORDER BY t) AS d FROM VALUES (1, CAST(1.5 AS DECIMAL(10, 2))), (2, CAST(2.25 AS DECIMAL(10, 2))) AS v(t, c)) x ON e.id = x.one');
+    expect(w.schema.find((f) => f.name === 'd')).toMatchObject({ type: 'decimal', precision: 10, scale: 2 });
+    const side = (w: string, values = '(1, 100, TIMESTAMP \'2026-01-01 00:00:00\')') => `SELECT e.id FROM events e JOIN (SELECT 1 AS one, ${w} AS x FROM VALUES ${values} AS v(t, c, st)) d ON e.id = d.one`;
+    expect(await errorOf(side('counter_diff(c) OVER (ORDER BY t)', '(1, -5, NULL)'))).toMatch(/\[COUNTER_DIFF_NEGATIVE_COUNTER_VALUE\] .* got -5\./);
+    expect(await errorOf(side('counter_diff(c, st) OVER (ORDER BY t)', `(1, 1, ${ts('00:05')}), (2, 2, ${ts('00:01')})`))).toMatch(/\[COUNTER_DIFF_START_TIME_DECREASED\] .* from 2026-01-01 00:05:00 to 2026-01-01 00:01:00\./);
+    expect(await errorOf(side('counter_diff(c) OVER (PARTITION BY t)'))).toMatch(/^\[WINDOW_FUNCTION_FRAME_NOT_ORDERED\]/);
+    expect(await errorOf(side('counter_diff(c) OVER (ORDER BY t RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)'))).toMatch(/^\[_LEGACY_ERROR_TEMP_1036\]/);
+    expect(await errorOf(side('counter_diff(st) OVER (ORDER BY t)'))).toMatch(/^\[DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE\] .*The first parameter requires the "NUMERIC" type/);
+    expect(await errorOf(side('counter_diff(c, t) OVER (ORDER BY t)'))).toMatch(/^\[DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE\] .*The second parameter requires the \("TIMESTAMP" or "TIMESTAMP_NTZ"\) type/);
+    expect(await errorOf(side('counter_diff() OVER (ORDER BY t)'))).toMatch(/^\[REQUIRED_PARAMETER_NOT_FOUND\]/);
+    expect(await errorOf(side('counter_diff(c, st, 1) OVER (ORDER BY t)'))).toMatch(/^\[WRONG_NUM_ARGS.WITHOUT_SUGGESTION\]/);
+  });
+
   it('percentile_cont and percentile_disc WITHIN GROUP, and median, over a whole partition; with an ORDER BY or a frame refused as Spark refuses them', async () => {
     // Spark's percentiles.sql over its basic_pays IT department (5186, 8113) and one of three.
     const pays = "VALUES ('IT', 5186), ('IT', 8113), ('SCM', 10449), ('SCM', 10586), ('SCM', 11303) AS t(dept, salary)";

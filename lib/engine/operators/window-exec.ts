@@ -6,6 +6,7 @@
  *   peers (rows equal on the ORDER BY);
  * - lag, lead: the row `offset` rows away in the partition (skipping NULLs with IGNORE NULLS),
  *   or the default;
+ * - counter_diff: the counter less the last non-NULL one before it, NULL at a reset;
  * - nth_value and the aggregates: over the row's frame, ROWS (by position) or RANGE (by the ORDER
  *   BY's value, CURRENT ROW meaning the row's peers). A frame that starts at the partition's first
  *   row only grows, and is folded once in a pass (Spark's UnboundedPrecedingWindowFunctionFrame);
@@ -15,7 +16,8 @@
  */
 import { foldsInAnyOrder, update } from '../query/aggregate-functions';
 import type { Evaluator } from '../query/expression-compiler';
-import { compareSortKey, sqlEquals } from '../query/ordering';
+import { compareSortKey, compareValues, sqlEquals } from '../query/ordering';
+import { RecordExpressionError } from '../errors';
 import { encodeKey } from '../state/state-value-codec';
 import type { Row, Schema } from '../types';
 import type { CompiledWindowFunction } from '../query/window-functions';
@@ -124,6 +126,8 @@ export class WindowExec implements PhysicalOperator {
         }
         return out;
       }
+      case 'counter_diff':
+        return counterDiff(f, rows, ctx);
       default:
         return this.framed(f, rows, keys, peers, ctx);
     }
@@ -243,4 +247,36 @@ function frameBounds(frame: CompiledWindowFunction['frame'], keys: unknown[][], 
     const l = lower(i), h = upper(i);
     return [l, Math.max(l, h)];
   };
+}
+
+/**
+ * Spark's CounterDiff over a partition in order: NULL for a NULL counter (the row skipped: the
+ * counter and start time before it stay the previous ones), NULL for the first counter and at a
+ * reset (the counter fell, or the start time rose; Spark's order, so NaN is the greatest), else
+ * the counter less the previous one. A negative counter and a start time that falls are errors.
+ */
+function counterDiff(f: CompiledWindowFunction, rows: Row[], ctx: OperatorContext): unknown[] {
+  const fail = (errorClass: string, message: string) => new RecordExpressionError(`[${errorClass}] ${message}`, { function: 'counter_diff', errorClass });
+  let prev: unknown = null;
+  let prevStart: unknown = null;
+  return rows.map((row) => {
+    const c = f.input!(row, ctx) ?? null;
+    if (c === null) return null;
+    if (compareValues(c, typeof c === 'bigint' ? 0n : 0) < 0) {
+      throw fail('COUNTER_DIFF_NEGATIVE_COUNTER_VALUE', `The counter of \`counter_diff\` must not be negative, got ${f.counterText!(c)}. A cumulative counter only grows, or starts again from zero`);
+    }
+    const start = f.startTime ? (f.startTime(row, ctx) ?? null) : null;
+    const before = prev, beforeStart = prevStart;
+    prev = c;
+    prevStart = start;
+    if (start !== null && beforeStart !== null) {
+      const order = compareValues(start, beforeStart);
+      if (order < 0) {
+        throw fail('COUNTER_DIFF_START_TIME_DECREASED', `The start time of \`counter_diff\` went back from ${f.startTimeText!(beforeStart)} to ${f.startTimeText!(start)}. Order the window by time, and keep each counter's start times non-decreasing`);
+      }
+      if (order > 0) return null;
+    }
+    if (before === null || compareValues(c, before) < 0) return null;
+    return f.subtract!(c, before);
+  });
 }

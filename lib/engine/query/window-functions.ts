@@ -2,7 +2,8 @@
  * Window functions (`f(…) OVER (PARTITION BY … ORDER BY … ROWS|RANGE …)`, `OVER w` of a WINDOW
  * clause) in a batch plan over static tables, as Spark's analyzer resolves them: the ranking
  * functions (row_number, rank, dense_rank, percent_rank, cume_dist, ntile), the offset ones
- * (lag, lead, nth_value), first_value/last_value and every aggregate function over a frame.
+ * (lag, lead, nth_value), counter_diff (a cumulative counter's increase since the row before),
+ * first_value/last_value and every aggregate function over a frame.
  * Spark's ExtractWindowExpressions puts them in Window nodes below the select list, one per
  * distinct partitioning and ordering; ResolveWindowFrame gives the default frame (with ORDER BY
  * RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW, without it the whole partition) and the
@@ -11,7 +12,7 @@
  */
 import type { AggregateSpec } from '../operators/aggregate';
 import type { Field, Schema } from '../types';
-import { fieldOfType, sameType, typeText, typeOfField } from './data-types';
+import { fieldOfType, sameType, typeText, typeOfField, type TypeInfo } from './data-types';
 import { decimalToDouble } from './decimal';
 import { exprToString, type Expr, type SqlPosition } from './expression';
 import { lineColumn, type ExpressionBuilder } from './expression-builder';
@@ -31,7 +32,9 @@ import { compileAggregateCall } from './stateful-planner';
 const RANKING = new Set(['row_number', 'rank', 'dense_rank', 'percent_rank', 'cume_dist', 'ntile']);
 /** Spark's FrameLessOffsetWindowFunction: the row `offset` rows from the current one, whatever the frame. */
 const OFFSET = new Set(['lag', 'lead']);
-const WINDOW_ONLY = new Set([...RANKING, ...OFFSET, 'nth_value']);
+/** Spark's window functions with RowNumber's frame, which any other frame refuses (_LEGACY_ERROR_TEMP_1036). */
+const ROW_FRAMED = new Set([...RANKING, ...OFFSET, 'counter_diff']);
+const WINDOW_ONLY = new Set([...ROW_FRAMED, 'nth_value']);
 /** first_value and last_value are Spark's First and Last aggregates. */
 const FIRST_LAST = new Set(['first', 'first_value', 'last', 'last_value', 'any_value']);
 /** The aggregates Spark evaluates over a whole partition only (INVALID_WINDOW_SPEC_FOR_AGGREGATION_FUNC otherwise). */
@@ -85,6 +88,10 @@ function resolveFrame(e: WindowExpression, fn: string, orderTypes: readonly Fiel
   const written = e.frameSpec;
   const pos = written ? lineColumn(written.pos) : lineColumn(e.pos);
   const own: WindowFrameSpec = { frameType: 'Rows', lower: 'UnboundedPreceding', upper: 'CurrentRow' };
+  // counter_diff is an AggregateWindowFunction: Spark's CheckAnalysis asks its window for an order.
+  if (fn === 'counter_diff' && e.orderSpec.length === 0) {
+    throw new SqlValidationError(`[WINDOW_FUNCTION_FRAME_NOT_ORDERED] Window function ${fn}() requires an ordered window: add ORDER BY to its window`, lineColumn(e.pos), 'window function', 'WINDOW_FUNCTION_FRAME_NOT_ORDERED');
+  }
   if (RANKING.has(fn) || OFFSET.has(fn)) {
     if (e.orderSpec.length === 0) {
       throw new SqlValidationError(
@@ -93,7 +100,7 @@ function resolveFrame(e: WindowExpression, fn: string, orderTypes: readonly Fiel
     }
   }
   if (!written) {
-    if (RANKING.has(fn) || OFFSET.has(fn)) return own;
+    if (ROW_FRAMED.has(fn)) return own;
     return e.orderSpec.length ? { frameType: 'Range', lower: 'UnboundedPreceding', upper: 'CurrentRow' } : { frameType: 'Rows', lower: 'UnboundedPreceding', upper: 'UnboundedFollowing' };
   }
   type Written = 'UnboundedPreceding' | 'CurrentRow' | 'UnboundedFollowing' | { value: number; type: string };
@@ -148,7 +155,7 @@ function resolveFrame(e: WindowExpression, fn: string, orderTypes: readonly Fiel
   // An INTERVAL YEAR TO MONTH's months are added to the key as calendar months.
   const resolved = (b: Written): WindowFrameBound => (typeof b !== 'object' ? b : { offset: b.type === 'day_time_interval' ? b.value / 1000 : b.value, ...(b.type === 'year_month_interval' ? { months: true as const } : {}) });
   const frame: WindowFrameSpec = { frameType: written.frameType, lower: resolved(lower), upper: resolved(upper) };
-  if ((RANKING.has(fn) || OFFSET.has(fn)) && !(frame.frameType === 'Rows' && frame.lower === 'UnboundedPreceding' && frame.upper === 'CurrentRow')) {
+  if (ROW_FRAMED.has(fn) && !(frame.frameType === 'Rows' && frame.lower === 'UnboundedPreceding' && frame.upper === 'CurrentRow')) {
     throw new SqlValidationError(`Window Frame ${e.frame} must match the required frame ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW of ${fn}(). Leave the frame out`, pos, 'window frame', '_LEGACY_ERROR_TEMP_1036');
   }
   return frame;
@@ -247,6 +254,12 @@ export interface CompiledWindowFunction {
   default?: Evaluator;
   ignoreNulls?: boolean;
   aggregate?: AggregateSpec;
+  /** counter_diff: the start time read of each row, and the text of a counter and a start time in its errors. */
+  startTime?: Evaluator;
+  counterText?: (v: unknown) => string;
+  startTimeText?: (v: unknown) => string;
+  /** counter_diff: a counter less the one before, in the counter's type (a DECIMAL not widened: counters are never negative). */
+  subtract?: (a: unknown, b: unknown) => unknown;
 }
 
 const INT = { type: 'long' as const, integral: 32 as const };
@@ -260,6 +273,12 @@ function intArgument(f: WindowFunctionCall, i: number, fallback: number | undefi
     throw new SqlValidationError(`[DATATYPE_MISMATCH.NON_FOLDABLE_INPUT] ${f.sql}: argument ${i + 1} of ${f.fn}() must be an INT literal`, pos, f.fn, 'DATATYPE_MISMATCH.NON_FOLDABLE_INPUT');
   }
   return Number(v);
+}
+
+/** counter_diff's current counter less the previous one, in its type: a DECIMAL's unscaled values, a FLOAT rounded to 32 bits. */
+function counterSubtract(t: TypeInfo): (a: unknown, b: unknown) => unknown {
+  if (t.type === 'double') return t.float32 ? (a, b) => Math.fround((a as number) - (b as number)) : (a, b) => (a as number) - (b as number);
+  return (a, b) => (typeof a === 'bigint' || typeof b === 'bigint' ? BigInt(a as bigint) - BigInt(b as bigint) : (a as number) - (b as number));
 }
 
 /** Compiles a window function over the Window's input `schema` (its output column typed as Spark types it). */
@@ -299,6 +318,29 @@ export function compileWindowFunction(f: WindowFunctionCall, schema: Schema, pos
       const n = intArgument(f, 1, undefined, pos);
       if (n <= 0) throw new SqlValidationError(`[DATATYPE_MISMATCH.VALUE_OUT_OF_RANGE] ${f.sql}: the offset of nth_value() must be positive, got ${n}`, pos, f.fn, 'DATATYPE_MISMATCH.VALUE_OUT_OF_RANGE');
       return { ...base, field: fieldOfType(f.name, typeOfCompiled(input)), input: input.eval, offset: n, ...(f.ignoreNulls ? { ignoreNulls: true } : {}) };
+    }
+    case 'counter_diff': {
+      if (f.args.length === 0) {
+        throw new SqlValidationError('[REQUIRED_PARAMETER_NOT_FOUND] Cannot invoke function `counter_diff` because the parameter named `value` is required, but the function call did not supply a value. Please supply the counter (either positionally at index 0 or by name)', pos, f.fn, 'REQUIRED_PARAMETER_NOT_FOUND');
+      }
+      arity(1, 2);
+      // Spark's ExpectsInputTypes: a NUMERIC counter, a TIMESTAMP or TIMESTAMP_NTZ start time,
+      // no cast; an untyped NULL is a DOUBLE counter, a TIMESTAMP start time.
+      const unexpected = (i: number, type: TypeInfo, required: string) => new SqlValidationError(
+        `[DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE] Cannot resolve "${f.sql}" due to data type mismatch: The ${i === 0 ? 'first' : 'second'} parameter requires the ${required} type, however "${exprToString(f.args[i])}" has the type "${typeText(type)}"`,
+        pos, f.fn, 'DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE');
+      const counter = compileExpression(f.args[0], schema);
+      const written = typeOfCompiled(counter);
+      const type: TypeInfo = written.type === 'null' ? { type: 'double' } : written;
+      if (type.type !== 'long' && type.type !== 'double' && type.type !== 'decimal') throw unexpected(0, type, '"NUMERIC"');
+      const start = f.args[1] && compileExpression(f.args[1], schema);
+      const startType: TypeInfo | undefined = start && (start.type === 'null' ? { type: 'timestamp' } : typeOfCompiled(start));
+      if (startType && startType.type !== 'timestamp') throw unexpected(1, startType, '("TIMESTAMP" or "TIMESTAMP_NTZ")');
+      const text = (t: TypeInfo) => (v: unknown) => String(castValue(v, t.type as ExprType, 'string', t.decimal));
+      return {
+        ...base, field: fieldOfType(f.name, type), input: counter.eval, counterText: text(type), subtract: counterSubtract(type),
+        ...(start && startType ? { startTime: start.eval, startTimeText: text(startType) } : {}),
+      };
     }
     default: {
       const aggregate = compileAggregateCall(f.name, { kind: 'call', name: f.fn, args: f.args }, schema);
