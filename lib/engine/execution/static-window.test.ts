@@ -85,6 +85,11 @@ describe('window functions on a static side', () => {
     expect(await errorOf(side('sum(rank() OVER (ORDER BY weight)) OVER ()'))).toMatch(/^\[_LEGACY_ERROR_TEMP_1031\]/);
     expect(await errorOf('SELECT e.id FROM events e JOIN (SELECT region, max(rank() OVER (ORDER BY weight)) AS m FROM regions GROUP BY region) d ON e.region = d.region')).toMatch(/^\[_LEGACY_ERROR_TEMP_1031\]/);
     expect(await errorOf('SELECT e.id FROM events e JOIN (SELECT region FROM regions WHERE rank() OVER (ORDER BY weight) = 1) d ON e.region = d.region')).toMatch(/^\[_LEGACY_ERROR_TEMP_1034\] It is not allowed to use window functions inside WHERE clause/);
+    // A window function without OVER: Spark resolves it and refuses the missing window.
+    for (const f of ['row_number()', 'rank()', 'ntile(2)', 'lag(weight)', 'nth_value(weight, 2)']) {
+      expect(await errorOf(side(f))).toMatch(/^\[WINDOW_FUNCTION_WITHOUT_OVER_CLAUSE\] Window function ".*" requires an OVER clause/);
+    }
+    expect(await errorOf('SELECT id, row_number() AS rn FROM events')).toMatch(/^\[WINDOW_FUNCTION_WITHOUT_OVER_CLAUSE\]/);
     // Grouped by: Spark's CheckAnalysis refuses the Aggregate holding it (not as a stream's refusal).
     expect(await errorOf('SELECT e.id FROM events e JOIN (SELECT region, count(*) AS n FROM regions GROUP BY region, rank() OVER (ORDER BY weight)) d ON e.region = d.region')).toMatch(/^\[UNSUPPORTED_EXPR_FOR_OPERATOR\]/);
   });

@@ -43,6 +43,7 @@ import { datetimeArithmetic, negateInterval, nullSafeBinary, nullSafeUnary } fro
 import { negate as negateCalendarInterval, type CalendarInterval } from './calendar-interval';
 import { castIntervalFields, castOverflow, castStringToInterval, decimalOutOfRange, formatInterval, fullRange, intervalToNumber, intervalTypeText, numberToInterval, widestFields, type IntervalKind } from './interval-utils';
 import { windowNotComputedHere } from './time-windowing';
+import { WINDOW_ONLY } from './window-function-names';
 import {
   bigOf, longAdd, longDivide, longMultiply, longNegate, longRemainder, longSubtract, narrowArithmetic, toLong, widerWidth, wrapToWidth,
   type IntegralBits, type Long,
@@ -1769,6 +1770,10 @@ class ExpressionCompiler implements LambdaCompiler {
     if (coll) return this.collectionCall(e, coll);
     if (e.name === 'window') throw windowNotComputedHere(e);
     if (!def) {
+      // A window function without OVER: Spark resolves the function and refuses the missing window.
+      if (WINDOW_ONLY.has(e.name)) {
+        throw new SqlValidationError(`[WINDOW_FUNCTION_WITHOUT_OVER_CLAUSE] Window function "${exprToString(e)}" requires an OVER clause: write ${e.name}(…) OVER (PARTITION BY … ORDER BY …)`, e.pos, `${e.name}()`, 'WINDOW_FUNCTION_WITHOUT_OVER_CLAUSE');
+      }
       throw unresolvedRoutine(e);
     }
     if (def.ofArrays) {

@@ -143,7 +143,6 @@ const WHY = {
   stackNoErrorClass: "this copy's Spark (2.x) printed the AnalysisException without an error class (The number of rows must be a positive constant integer); Weir refuses a row count that is no INT with Spark 3.4+'s class, DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE (Stack's checkInputDataTypes)",
   replicateRowsInternal: "this copy is of SPARK-21274's first pull request (of 2.4's development), which made replicate_rows a SQL function; no Spark release has it as one: ReplicateRows is only an internal generator of the EXCEPT ALL and INTERSECT ALL rewrite, and Spark refuses the call (UNRESOLVED_ROUTINE in 3.4+), as Weir does",
   functionArgumentNoErrorClass: "this copy's Spark (2.x) printed the AnalysisException without an error class (input to function array should all be the same type …, The expressions should all have the same type, got GREATEST(…), argument 1 requires (double or float) type …, function sum requires numeric types …); Weir refuses the arguments with Spark 3.4+'s class: DATATYPE_MISMATCH.DATA_DIFF_TYPES for array, coalesce, greatest and least of values that have no wider type, DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE for nanvl, sum and avg of a type they do not take",
-  windowFunctionWithoutOver: "a window function called without OVER (counter_diff(1)): Spark finds the function and refuses the missing window (WINDOW_FUNCTION_WITHOUT_OVER_CLAUSE); Weir resolves a call without OVER among its scalar and aggregate functions only, where no window function is, and refuses it as an unknown function (UNRESOLVED_ROUTINE)",
 };
 
 const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> = {
@@ -1755,9 +1754,7 @@ const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> 
   binary_hex_discrete: {
     "SELECT to_csv(named_struct('n', 1, 'info', X'4561736F6E2059616F20323031382D31312D31373A31333A33333A3333'))": WHY.csvBinaryOutputStyle,
   },
-  "counter-diff": {
-    'SELECT counter_diff(1) AS diff': WHY.windowFunctionWithoutOver,
-  },
+  "counter-diff": {},
 };
 
 for (const file of FILES) {

@@ -27,14 +27,8 @@ import type { Expression, FrameBound } from './parser/unresolved-plan';
 import { SqlValidationError } from './sql-error';
 import { canCast, castValue, type ExprType } from './sql-values';
 import { compileAggregateCall } from './stateful-planner';
+import { OFFSET, RANKING, ROW_FRAMED, WINDOW_ONLY } from './window-function-names';
 
-/** Spark's ranking functions (RankLike, RowNumber, NTile, CumeDist): ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW, an ORDER BY needed. */
-const RANKING = new Set(['row_number', 'rank', 'dense_rank', 'percent_rank', 'cume_dist', 'ntile']);
-/** Spark's FrameLessOffsetWindowFunction: the row `offset` rows from the current one, whatever the frame. */
-const OFFSET = new Set(['lag', 'lead']);
-/** Spark's window functions with RowNumber's frame, which any other frame refuses (_LEGACY_ERROR_TEMP_1036). */
-const ROW_FRAMED = new Set([...RANKING, ...OFFSET, 'counter_diff']);
-const WINDOW_ONLY = new Set([...ROW_FRAMED, 'nth_value']);
 /** first_value and last_value are Spark's First and Last aggregates. */
 const FIRST_LAST = new Set(['first', 'first_value', 'last', 'last_value', 'any_value']);
 /** The aggregates Spark evaluates over a whole partition only (INVALID_WINDOW_SPEC_FOR_AGGREGATION_FUNC otherwise). */
