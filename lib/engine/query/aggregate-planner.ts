@@ -15,7 +15,7 @@
  * treats `distinct()` the same way, so the same output-mode rules apply).
  */
 import { unsupportedOperation } from '../errors';
-import type { Field, Schema } from '../types';
+import type { Schema } from '../types';
 import { containsAggregate, FIRST_LAST_NAMES, isAggregateCall } from './aggregate-functions';
 import { LIST_AGG_NAMES, unsupportedSyntax, WITHIN_GROUP_NAMES } from './within-group';
 import { canonicalized, exprChildren, exprToString, mapExprChildren, METADATA_COLUMN, referencedColumns, type Expr, type SqlPosition } from './expression';
@@ -30,7 +30,7 @@ import { mapExpression, someExpression } from './parser/expression-tree';
 import { BooleanType, IntegerType, NullType, sql, StringType, type DataType } from './parser/data-type';
 import type { Expression, Position, SortOrder } from './parser/unresolved-plan';
 import { SqlValidationError } from './sql-error';
-import { fieldOfType, holdsVariant, typeText, type TypeInfo } from './data-types';
+import { fieldOfType } from './data-types';
 import { writtenColumnName } from './column-names';
 import { isCorrelatedSubquery } from './correlated-scalar-subquery';
 
@@ -86,40 +86,6 @@ export function isAggregation(c: AggregationClauses): boolean {
 /** Spark's default column name of an aggregate call, e.g. `count(1)` for count(*), `sum(amount)`. */
 function aggregateText(name: string, args: Expr[], filter: Expr | undefined): string {
   return `${name}(${args.map(exprToString).join(', ')})${filter ? ` FILTER (WHERE ${exprToString(filter)})` : ''}`;
-}
-
-/**
- * Spark's UNSUPPORTED_FEATURE.SET_OPERATION_ON_VARIANT_TYPE or …_MAP_TYPE (CheckAnalysis's
- * variantColumnInSetOperation, mapColumnInSetOperation): the column `name` of type `t`, holding a
- * VARIANT or a map, has no equality for a DISTINCT or a set operation to tell its rows apart by.
- */
-export function setOperationColumnRefused(name: string, t: TypeInfo | Field, position: SqlPosition | undefined, operator: string): SqlValidationError {
-  const variant = holdsVariant(t);
-  const kind = variant ? 'VARIANT' : 'MAP';
-  const todo = variant ? "Compare a value read from it instead: variant_get(v, '$.path', 'type') or to_json(v)" : "Compare the map's entries instead: array_sort(map_entries(m))";
-  return new SqlValidationError(
-    `[UNSUPPORTED_FEATURE.SET_OPERATION_ON_${kind}_TYPE] The feature is not supported: Cannot have ${kind} type columns in DataFrame which calls set operations (INTERSECT, EXCEPT, etc.), but the type of column \`${name.replace(/`/g, '``')}\` is "${typeText(t)}". ${todo}`,
-    position, operator, `UNSUPPORTED_FEATURE.SET_OPERATION_ON_${kind}_TYPE`);
-}
-
-/**
- * Spark's CheckAnalysis refuses a Distinct (SELECT DISTINCT, UNION) over a VARIANT column
- * (variantColumnInSetOperation): a VARIANT has no equality. Refused here, before the keys are
- * compiled as GROUP BY keys, whose refusal would name GROUP BY.
- */
-function refuseDistinctVariant(keys: Expr[], items: readonly Expression[], childSchema: Schema, pos: SqlPosition | undefined): void {
-  keys.forEach((k, i) => {
-    let t;
-    try {
-      t = typeOfCompiled(compileExpression(k, childSchema));
-    } catch {
-      return; // refused as the key it is, below
-    }
-    if (!holdsVariant(t)) return;
-    const item = items[i] as Expression | undefined;
-    const name = item?.kind === 'Alias' ? item.name : exprToString(k);
-    throw setOperationColumnRefused(name, t, k.pos ?? pos, 'DISTINCT');
-  });
 }
 
 /**
@@ -296,7 +262,6 @@ export function buildAggregation(c: AggregationClauses, child: LogicalPlan, chil
       [groupBy, keyText, keySemantic] = [groupBy.filter((_g, i) => first[i]), keyText.filter((_t, i) => first[i]), keySemantic.filter((_t, i) => first[i])];
     }
     keyNames = aggregateKeyNames(groupBy, childSchema);
-    if (c.distinct) refuseDistinctVariant(groupBy, c.items, childSchema, groupPos);
     // A grouping expression with a correlated subquery answered per row (an IN over the
     // subquery's rows, in-subquery-rows.ts) is computed by a Project below the Aggregate, where
     // such a subquery runs as in a select list, and grouped by as its column (`__key<i>`, the
@@ -315,9 +280,11 @@ export function buildAggregation(c: AggregationClauses, child: LogicalPlan, chil
   });
 
   // The input's columns and the grouping keys' by the names the aggregation's expressions read
-  // them, typed for extractsWhatIsNotThere (an aggregate's column it leaves untyped).
+  // them, typed for extractsWhatIsNotThere (an aggregate's column it leaves untyped): computed
+  // once, when HAVING or an ORDER BY item first asks.
   const keyExprs = analytics ? analytics.expressions.map(groupingExpr) : groupBy;
-  const probeSchema = (): Schema => [
+  let probed: Schema | undefined;
+  const probeSchema = (): Schema => (probed ??= [
     ...childSchema,
     ...keyExprs.flatMap((g, i) => {
       try {
@@ -326,7 +293,7 @@ export function buildAggregation(c: AggregationClauses, child: LogicalPlan, chil
         return [];
       }
     }),
-  ];
+  ]);
 
   const aggregates: NamedExpr[] = [];
   const aggText: string[] = [];

@@ -35,7 +35,7 @@ import { parseDataType } from './parser/data-type-parser';
 import { resolveSubquery, type Resolved } from './resolved-plan';
 import { conjunctionOf, splitConjunctivePredicates, VALUES_RELATION, type BinaryOp, type Expression, type LogicalPlan as UnresolvedPlan, type Position } from './parser/unresolved-plan';
 import { containsAggregate, isAggregateCall } from './aggregate-functions';
-import { setOperationColumnRefused, buildAggregation, buildSortAndLimit, extractsWhatIsNotThere, checkStarWithGroupByPosition, groupingItem, isAggregation, isDistinctOverAggregation, missingSortReferences, sortOverMissingReferences, windowInGrouping, type SortClause } from './aggregate-planner';
+import { buildAggregation, buildSortAndLimit, extractsWhatIsNotThere, checkStarWithGroupByPosition, groupingItem, isAggregation, isDistinctOverAggregation, missingSortReferences, sortOverMissingReferences, windowInGrouping, type SortClause } from './aggregate-planner';
 import { buildStreamStaticJoin, firstStaticTable, tableOrViewNotFound } from './join-planner';
 import { isDeterministic } from './random-functions';
 import { planPivot } from './pivot-planner';
@@ -2618,6 +2618,20 @@ function exceptStar(columns: readonly StarColumn[], except: readonly (readonly s
 function refuseSetOperationColumns(columns: readonly (readonly [string, TypeInfo | Field])[], position: SqlPosition | undefined, operator: string, refused = holdsMap): void {
   const column = columns.find(([, t]) => holdsVariant(t) || refused(t));
   if (column) throw setOperationColumnRefused(column[0], column[1], position, operator);
+}
+
+/**
+ * Spark's UNSUPPORTED_FEATURE.SET_OPERATION_ON_VARIANT_TYPE or …_MAP_TYPE (CheckAnalysis's
+ * variantColumnInSetOperation, mapColumnInSetOperation): the column `name` of type `t`, holding a
+ * VARIANT or a map, has no equality for a DISTINCT or a set operation to tell its rows apart by.
+ */
+function setOperationColumnRefused(name: string, t: TypeInfo | Field, position: SqlPosition | undefined, operator: string): SqlValidationError {
+  const variant = holdsVariant(t);
+  const kind = variant ? 'VARIANT' : 'MAP';
+  const todo = variant ? "Compare a value read from it instead: variant_get(v, '$.path', 'type') or to_json(v)" : "Compare the map's entries instead: array_sort(map_entries(m))";
+  return new SqlValidationError(
+    `[UNSUPPORTED_FEATURE.SET_OPERATION_ON_${kind}_TYPE] The feature is not supported: Cannot have ${kind} type columns in DataFrame which calls set operations (INTERSECT, EXCEPT, etc.), but the type of column \`${name.replace(/`/g, '``')}\` is "${typeText(t)}". ${todo}`,
+    position, operator, `UNSUPPORTED_FEATURE.SET_OPERATION_ON_${kind}_TYPE`);
 }
 
 /**
