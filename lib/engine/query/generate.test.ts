@@ -230,9 +230,19 @@ describe('Generate: a generator after LATERAL in FROM (Spark 3.4\'s table-valued
     expect((await evalRows('SELECT t.* FROM src LATERAL VIEW posexplode(tags) t AS pos, id', ROWS)).rows).toEqual([{ pos: 0, id: 'x' }, { pos: 1, id: 'y' }]);
   });
 
-  it('refused: a join after the generator, an ON other than TRUE, a function that generates nothing', () => {
-    expect(sqlError('SELECT id FROM src s, LATERAL explode(s.tags) t(tag), src u').message).toMatch(/A join after a LATERAL generator is not supported yet: write the LATERAL generator last/);
-    expect(sqlError('SELECT id FROM src s JOIN LATERAL explode(s.tags) t(tag) JOIN src u ON s.id = u.id').message).toMatch(/A join after a LATERAL generator/);
+  it('a join after the generator joins its rows as any relation\'s, each column read by its own name', async () => {
+    const words = "(VALUES ('x', 10), ('y', 20)) AS w(tag, n)";
+    expect((await evalRows(`SELECT s.id, t.tag, w.n FROM src s JOIN LATERAL explode(s.tags) t(tag) JOIN ${words} ON t.tag = w.tag`, ROWS)).rows)
+      .toEqual([{ id: 1, tag: 'x', n: 10 }, { id: 1, tag: 'y', n: 20 }]);
+    // The comma form, its condition in WHERE; a LEFT join pads the generated rows that match none.
+    expect((await evalRows(`SELECT s.id, t.tag, w.n FROM src s, LATERAL explode(s.tags) t(tag), ${words} WHERE t.tag = w.tag AND w.n > 10`, ROWS)).rows).toEqual([{ id: 1, tag: 'y', n: 20 }]);
+    expect((await evalRows("SELECT s.id, t.tag, w.n FROM src s JOIN LATERAL explode(s.tags) t(tag) LEFT JOIN (VALUES ('x', 10)) AS w(tag, n) ON t.tag = w.tag", ROWS)).rows)
+      .toEqual([{ id: 1, tag: 'x', n: 10 }, { id: 1, tag: 'y', n: null }]);
+    // With a stream on the right too: a join of streams, whose names are its own.
+    expect(sqlError('SELECT id FROM src s JOIN LATERAL explode(s.tags) t(tag) JOIN src u ON s.id = u.id').message).toMatch(/Reference `id` is ambiguous/);
+  });
+
+  it('refused: an ON other than TRUE, a function that generates nothing', () => {
     expect(sqlError('SELECT id FROM src s JOIN LATERAL explode(s.tags) t(tag) ON t.tag = \'x\'').message).toMatch(/LATERAL joins is not supported yet/);
     expect(sqlError('SELECT id FROM src s, LATERAL upper(s.line) t(u)').message).toMatch(/upper\(\) is not supported yet/);
   });

@@ -80,6 +80,8 @@ function staticViewOf(p: UnresolvedPlan, planLeaf: JoinLeafPlanner | undefined):
   const alias = p.kind === 'SubqueryAlias' ? p.alias : undefined;
   const table = firstStaticTable(planned.plan);
   if (!table) return undefined;
+  // Relations with a generator's rows beside them: each of their names reads its own columns, as a join of tables'.
+  if (planned.qualifiers) return staticJoinSide(p, { plan: planned.plan, schema: planned.schema, qualifiers: planned.qualifiers, ...(planned.scope ? { scope: planned.scope } : {}) });
   const name = alias ?? planned.name ?? '__auto_generated_subquery_name';
   return { name, alias, view: { name, plan: planned.plan, schema: planned.schema }, table };
 }
@@ -89,7 +91,7 @@ function staticViewOf(p: UnresolvedPlan, planLeaf: JoinLeafPlanner | undefined):
  * join with a stream: Spark's batch relation there, a batch plan on the static side, whose columns
  * keep the names of the tables they come from (`dim2.name`).
  */
-function staticJoinSide(join: Join, planned: PlannedJoin): JoinSide | undefined {
+function staticJoinSide(join: UnresolvedPlan, planned: PlannedJoin): JoinSide | undefined {
   const table = firstStaticTable(planned.plan);
   if (!table) return undefined;
   const name = writtenJoin(join);
@@ -99,6 +101,7 @@ function staticJoinSide(join: Join, planned: PlannedJoin): JoinSide | undefined 
 /** A join's tables as written, each with its alias (`dim d1 JOIN dim2 d2`), which names it in the explain and in messages. */
 function writtenJoin(p: UnresolvedPlan): string {
   if (p.kind === 'Join') return `${writtenJoin(p.left)} ${JOIN_SQL[p.joinType]} ${writtenJoin(p.right)}`;
+  if (p.kind === 'Generate' && !p.tableFunction) return `${writtenJoin(p.child)}, LATERAL ${p.qualifier ?? '(…)'}`;
   const t = tableOf(p);
   if (t) return t.alias ? `${t.name} ${t.alias}` : t.name;
   return p.kind === 'SubqueryAlias' ? `(…) ${p.alias}` : '(…)';
@@ -131,11 +134,18 @@ interface JoinLeaf {
    * …`): the names that qualify its columns, and each one's columns by lower-cased name → the
    * side's row column.
    */
-  joined?: { node: Join; qualifiers: string[]; sides: ReadonlyMap<string, ReadonlyMap<string, string>> };
+  joined?: { node: UnresolvedPlan; qualifiers: string[]; sides: ReadonlyMap<string, ReadonlyMap<string, string>> };
 }
 
+/**
+ * A planned subquery or CTE reference of a join, or a LATERAL VIEW, generator or subquery over
+ * relations: its plan and columns, the CTE's name, and for the last the names that qualify its
+ * columns (its relations' and its own alias) with the scope telling each one's columns.
+ */
+export interface JoinLeafPlan { plan: LogicalPlan; schema: Schema; name?: string; qualifiers?: string[]; scope?: PlannedJoin['scope'] }
+
 /** Plans a subquery or CTE reference of a join (undefined: it is neither, e.g. a static table). */
-export type JoinLeafPlanner = (u: UnresolvedPlan) => { plan: LogicalPlan; schema: Schema; name?: string } | undefined;
+export type JoinLeafPlanner = (u: UnresolvedPlan) => JoinLeafPlan | undefined;
 
 /** The sides of a join (of joins) of streams, left to right; undefined when one is not a stream or a plan over them. */
 function leavesOf(p: UnresolvedPlan, relations: readonly StreamingRelation[], planLeaf: JoinLeafPlanner | undefined, planJoin?: (j: Join) => PlannedJoin): JoinLeaf[] | undefined {
@@ -152,6 +162,7 @@ function leavesOf(p: UnresolvedPlan, relations: readonly StreamingRelation[], pl
   if (t && relation) return [{ name: relation.sourceName, alias: t.alias, relation, plan: relation, schema: relationOutput(relation) }];
   const planned = planLeaf?.(p);
   if (!planned || !isStreaming(planned.plan)) return undefined;
+  if (planned.qualifiers) return [{ plan: planned.plan, schema: planned.schema, joined: { node: p, qualifiers: planned.qualifiers, sides: planned.scope?.sides ?? new Map() } }];
   return [{ name: planned.name, alias: p.kind === 'SubqueryAlias' ? p.alias : undefined, plan: planned.plan, schema: planned.schema }];
 }
 
@@ -218,9 +229,9 @@ export function buildStreamStaticJoin(
   const streamingOf = (p: UnresolvedPlan): StreamSide | undefined => {
     const t = tableOf(p);
     if (t && streamOf(t)) return undefined;
-    const planned = p.kind === 'Join' ? planJoin(p) : planLeaf?.(p);
+    const planned: JoinLeafPlan | undefined = p.kind === 'Join' ? planJoin(p) : planLeaf?.(p);
     if (!planned || !isStreaming(planned.plan)) return undefined;
-    if ('qualifiers' in planned) {
+    if (planned.qualifiers) {
       return { plan: planned.plan, schema: planned.schema, names: planned.qualifiers, label: `join of ${planned.qualifiers.join(', ')}`, ...(planned.scope ? { scope: planned.scope } : {}) };
     }
     const alias = p.kind === 'SubqueryAlias' ? p.alias : undefined;

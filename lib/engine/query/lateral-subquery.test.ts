@@ -93,6 +93,21 @@ describe('LATERAL subqueries over a stream', () => {
       .toEqual([{ id: 1, n: 2 }, { id: 2, n: 0 }, { id: 3, n: 0 }]);
   });
 
+  it('a join after it joins its rows as any relation\'s: the subquery reads only the relations before it (Spark\'s LateralJoin)', async () => {
+    const w = 'VALUES (1, \'one\'), (3, \'three\') AS w(v, name)';
+    expect(await run(`SELECT e.id, s.v, w.name FROM events e JOIN LATERAL (SELECT e.k + 1 AS v) s JOIN ${w} ON s.v = w.v`, ROWS)).toEqual([{ id: 1, v: 3, name: 'three' }, { id: 2, v: 1, name: 'one' }]);
+    expect(await run(`SELECT e.id, s.v, w.name FROM events e, LATERAL (SELECT e.k + 1 AS v) s, ${w} WHERE s.v = w.v`, ROWS)).toEqual([{ id: 1, v: 3, name: 'three' }, { id: 2, v: 1, name: 'one' }]);
+    expect(await run(`SELECT e.id, s.v, w.name FROM events e LEFT JOIN LATERAL (SELECT v FROM VALUES (1), (2) AS t(v) WHERE v > e.k) s LEFT JOIN ${w} ON s.v = w.v`, ROWS))
+      .toEqual([{ id: 1, v: null, name: null }, { id: 2, v: 1, name: 'one' }, { id: 2, v: 2, name: null }, { id: 3, v: null, name: null }]);
+    // Of static data alone, a batch (join-lateral.sql's answers).
+    const t1 = 'WITH t1(c1, c2) AS (VALUES (0, 1), (1, 2)), t2(c1, c2) AS (VALUES (0, 2), (0, 3)) ';
+    expect((await selectStatic(`${t1}SELECT * FROM t1 LEFT OUTER JOIN LATERAL (SELECT c2 FROM t2 WHERE t1.c1 = t2.c1) s LEFT OUTER JOIN t1 t3 ON s.c2 = t3.c2`, [])).rows.map((r) => Object.values(r)))
+      .toEqual([[0, 1, 2, 1, 2], [0, 1, 3, null, null], [1, 2, null, null, null]]);
+    // A relation to its right is none the subquery reads.
+    const compile = (sql: string) => () => compileStreamingQuery(sql, { kind: 'StreamingRelation', sourceName: 'events', schema: SCHEMA });
+    expect(compile(`SELECT * FROM events e JOIN LATERAL (SELECT e.k AS a, w.v AS b) s JOIN ${w} ON s.b = w.v`)).toThrow(/name `w` cannot be resolved/);
+  });
+
   it('over a static table: read once per batch, the plan run once per distinct tuple of outer values', async () => {
     const regions: StaticTableSpec = { name: 'regions', path: 'memory:regions', format: 'json', schema: [{ name: 'weight', type: 'long' }] };
     const q = compileStreamingQuery('SELECT e.id, r.weight FROM events e LEFT JOIN LATERAL (SELECT weight FROM regions WHERE weight > e.k ORDER BY weight LIMIT 1) r ON true', { kind: 'StreamingRelation', sourceName: 'events', schema: SCHEMA }, { staticTables: [regions] });

@@ -36,7 +36,7 @@ import { resolveSubquery, type Resolved } from './resolved-plan';
 import { conjunctionOf, splitConjunctivePredicates, VALUES_RELATION, type BinaryOp, type Expression, type LogicalPlan as UnresolvedPlan, type Position } from './parser/unresolved-plan';
 import { containsAggregate, isAggregateCall } from './aggregate-functions';
 import { buildAggregation, buildSortAndLimit, extractsWhatIsNotThere, checkStarWithGroupByPosition, groupingItem, isAggregation, isDistinctOverAggregation, missingSortReferences, sortOverMissingReferences, windowInGrouping, type SortClause } from './aggregate-planner';
-import { buildStreamStaticJoin, firstStaticTable, tableOrViewNotFound } from './join-planner';
+import { buildStreamStaticJoin, firstStaticTable, tableOrViewNotFound, type JoinLeafPlan } from './join-planner';
 import { isDeterministic } from './random-functions';
 import { planPivot } from './pivot-planner';
 import { planUnpivot } from './unpivot-planner';
@@ -284,9 +284,24 @@ function namedRelation(u: UnresolvedPlan): { table: string; qualifier: string } 
  */
 function fromLeaves(u: UnresolvedPlan): { table?: string; qualifier: string }[] {
   if (u.kind === 'Join') return [...fromLeaves(u.left), ...fromLeaves(u.right)];
+  // A LATERAL VIEW, generator or subquery over relations (a side of a join) reads theirs, and is read by its alias.
+  if (u.kind === 'Generate' && !u.tableFunction) return [...fromLeaves(u.child), ...(u.qualifier ? [{ qualifier: u.qualifier }] : [])];
   const named = namedRelation(u);
   if (named) return [named];
   return u.kind === 'SubqueryAlias' ? [{ qualifier: u.alias }] : [];
+}
+
+/**
+ * The LATERAL VIEWs and LATERAL generators or subqueries over FROM's relations (each a Generate
+ * over what is before it), innermost first, and the relations under them.
+ */
+function lateralChain(u: UnresolvedPlan): { views: Extract<UnresolvedPlan, { kind: 'Generate' }>[]; under: UnresolvedPlan } {
+  const views: Extract<UnresolvedPlan, { kind: 'Generate' }>[] = [];
+  while (u.kind === 'Generate') {
+    views.unshift(u);
+    u = u.child;
+  }
+  return { views, under: u };
 }
 
 /**
@@ -850,12 +865,9 @@ class QueryPlanner {
     grouping = grouping.map((g) => this.predicateSubqueriesAsCounts(g, child));
     if (where) where = this.predicateSubqueriesAsCounts(where, child);
     ({ child, items, where, grouping } = this.correlatedScalarSubqueriesAsJoins(child, items, where, grouping));
-    const lateralViews: Extract<UnresolvedPlan, { kind: 'Generate' }>[] = [];
-    while (child.kind === 'Generate') {
-      lateralViews.unshift(child);
-      child = child.child;
-    }
-
+    const chain = lateralChain(child);
+    child = chain.under;
+    const lateralViews = chain.views;
     const tableFunction = lateralViews.find((lv) => lv.tableFunction);
     if (tableFunction && !this.staticLeaves) throw this.tableFunctionOverStream(tableFunction);
     let from = this.from(child, ctes);
@@ -864,55 +876,10 @@ class QueryPlanner {
     const hidden = hiddenTableNames(child);
     if (hidden.size) from = { ...from, scope: { ...from.scope, hidden } };
     this.batchSelect = this.staticLeaves && !firstStreamingRelation(from.plan);
+    from = this.generated(from, lateralViews);
     let plan = from.plan;
-    let schema = from.schema;
+    const schema = from.schema;
     const qualifiers = [...from.qualifiers];
-    // A generator's columns, once one is named by an alias or repeats a name, are a side of their
-    // own (`t.*` is the generator's columns only, a repeated name read unqualified is ambiguous),
-    // as Spark's Generate's output attributes are.
-    let sides = from.scope?.sides ? new Map(from.scope.sides) : undefined;
-    for (const lv of lateralViews) {
-      const builder = this.builder(qualifiers, schema, from.scope);
-      const before = schema;
-      const name = lv.generator.nameParts.join('.').toLowerCase() + (lv.outer ? '_outer' : '');
-      if (lv.tableFunction && !TABLE_FUNCTIONS.has(name)) throw unresolvableTableFunction(lv.generator);
-      if (name === 'json_tuple' || name === 'json_tuple_outer') {
-        // One row out per row in (OUTER changes nothing): the input's columns and the keys'.
-        const pos = lineColumn(lv.generator.pos);
-        const items = this.jsonTuple(positionalArguments('json_tuple', lv.generator.arguments, lv.generator.pos), lv.generatorOutput.length ? lv.generatorOutput : undefined, builder, schema, pos, lv.tableFunction);
-        // A key's column of a taken name repeats it, as a generator's does (generate below).
-        const taken = new Set(schema.map((f) => f.name.toLowerCase()));
-        const named = items.map((i): NamedExpr => {
-          if (!taken.has(i.name.toLowerCase())) {
-            taken.add(i.name.toLowerCase());
-            return i;
-          }
-          return { ...i, name: duplicateColumn(i.name, ++this.repeats) };
-        });
-        ({ plan, output: schema } = this.resolved({ kind: 'Project', list: [...schema.map((f): NamedExpr => ({ expr: { kind: 'column', name: f.name }, name: f.name })), ...named], child: plan }));
-      } else {
-        if (!atMostOneRow(plan)) {
-          const nondeterministic = nondeterministicLateralSubquery(lv.generator, lv.pos);
-          if (nondeterministic) throw nondeterministic;
-        }
-        if (!GENERATORS.has(name) && !lv.tableFunction) throw notSupportedYet(`LATERAL VIEW ${name}()`, lineColumn(lv.generator.pos), 'LATERAL VIEW takes explode(), posexplode(), inline() and their _outer forms, stack() and json_tuple()');
-        const args = positionalArguments(name, lv.generator.arguments, lv.generator.pos);
-        const call: Expr = { kind: 'call', name, args: args.map((a) => builder.build(a)), pos: lineColumn(lv.generator.pos) };
-        ({ plan, output: schema } = this.resolved(this.generate(call as Extract<Expr, { kind: 'call' }>, lv.generatorOutput.length ? lv.generatorOutput : undefined, schema, plan, false, lv.tableFunction).plan));
-      }
-      if (lv.qualifier) qualifiers.push(lv.qualifier);
-      const generated = schema.slice(before.length);
-      if (lv.qualifier || generated.some((f) => writtenColumnName(f.name) !== f.name)) {
-        if (!sides) {
-          const own = new Map<string, string>();
-          for (const f of before) if (!own.has(writtenColumnName(f.name).toLowerCase())) own.set(writtenColumnName(f.name).toLowerCase(), f.name);
-          sides = new Map(from.qualifiers.map((q) => [q.toLowerCase(), own]));
-        }
-        // Unaliased, the side has a name no SQL text writes: its columns are read unqualified.
-        sides.set(lv.qualifier?.toLowerCase() ?? `${DUPLICATE_COLUMN_MARK}generate${sides.size}`, new Map(generated.map((f) => [writtenColumnName(f.name).toLowerCase(), f.name])));
-        from = { ...from, scope: { ...from.scope, sides } };
-      }
-    }
     const builder = this.builder(qualifiers, schema, from.scope);
     // A star in WHERE's calls (coalesce(*), 4 IN (*)) is the input's columns, as Spark's ResolveReferences expands a Filter's.
     builder.expandStar = (star) => this.starExprs(star, qualifiers, schema, from.scope);
@@ -986,6 +953,63 @@ class QueryPlanner {
     const windowed = this.timeWindowing(items, schema, plan, builder);
     if (windowed) return this.project(items.map(withWindowColumn), qualifiers, schema, windowed.plan, this.builder(qualifiers, windowed.schema, from.scope), from.scope, sort);
     return this.project(items, qualifiers, schema, plan, builder, from.scope, sort);
+  }
+
+  /**
+   * FROM's relations with the LATERAL VIEWs and LATERAL generators or subqueries over them
+   * (`views`, innermost first), each a Generate of its rows beside the row it reads.
+   */
+  private generated(from: FromItem, views: readonly Extract<UnresolvedPlan, { kind: 'Generate' }>[]): FromItem {
+    let plan = from.plan;
+    let schema = from.schema;
+    const qualifiers = [...from.qualifiers];
+    // A generator's columns, once one is named by an alias or repeats a name, are a side of their
+    // own (`t.*` is the generator's columns only, a repeated name read unqualified is ambiguous),
+    // as Spark's Generate's output attributes are.
+    let sides = from.scope?.sides ? new Map(from.scope.sides) : undefined;
+    for (const lv of views) {
+      const builder = this.builder(qualifiers, schema, from.scope);
+      const before = schema;
+      const name = lv.generator.nameParts.join('.').toLowerCase() + (lv.outer ? '_outer' : '');
+      if (lv.tableFunction && !TABLE_FUNCTIONS.has(name)) throw unresolvableTableFunction(lv.generator);
+      if (name === 'json_tuple' || name === 'json_tuple_outer') {
+        // One row out per row in (OUTER changes nothing): the input's columns and the keys'.
+        const pos = lineColumn(lv.generator.pos);
+        const items = this.jsonTuple(positionalArguments('json_tuple', lv.generator.arguments, lv.generator.pos), lv.generatorOutput.length ? lv.generatorOutput : undefined, builder, schema, pos, lv.tableFunction);
+        // A key's column of a taken name repeats it, as a generator's does (generate below).
+        const taken = new Set(schema.map((f) => f.name.toLowerCase()));
+        const named = items.map((i): NamedExpr => {
+          if (!taken.has(i.name.toLowerCase())) {
+            taken.add(i.name.toLowerCase());
+            return i;
+          }
+          return { ...i, name: duplicateColumn(i.name, ++this.repeats) };
+        });
+        ({ plan, output: schema } = this.resolved({ kind: 'Project', list: [...schema.map((f): NamedExpr => ({ expr: { kind: 'column', name: f.name }, name: f.name })), ...named], child: plan }));
+      } else {
+        if (!atMostOneRow(plan)) {
+          const nondeterministic = nondeterministicLateralSubquery(lv.generator, lv.pos);
+          if (nondeterministic) throw nondeterministic;
+        }
+        if (!GENERATORS.has(name) && !lv.tableFunction) throw notSupportedYet(`LATERAL VIEW ${name}()`, lineColumn(lv.generator.pos), 'LATERAL VIEW takes explode(), posexplode(), inline() and their _outer forms, stack() and json_tuple()');
+        const args = positionalArguments(name, lv.generator.arguments, lv.generator.pos);
+        const call: Expr = { kind: 'call', name, args: args.map((a) => builder.build(a)), pos: lineColumn(lv.generator.pos) };
+        ({ plan, output: schema } = this.resolved(this.generate(call as Extract<Expr, { kind: 'call' }>, lv.generatorOutput.length ? lv.generatorOutput : undefined, schema, plan, false, lv.tableFunction).plan));
+      }
+      if (lv.qualifier) qualifiers.push(lv.qualifier);
+      const generated = schema.slice(before.length);
+      if (lv.qualifier || generated.some((f) => writtenColumnName(f.name) !== f.name)) {
+        if (!sides) {
+          const own = new Map<string, string>();
+          for (const f of before) if (!own.has(writtenColumnName(f.name).toLowerCase())) own.set(writtenColumnName(f.name).toLowerCase(), f.name);
+          sides = new Map(from.qualifiers.map((q) => [q.toLowerCase(), own]));
+        }
+        // Unaliased, the side has a name no SQL text writes: its columns are read unqualified.
+        sides.set(lv.qualifier?.toLowerCase() ?? `${DUPLICATE_COLUMN_MARK}generate${sides.size}`, new Map(generated.map((f) => [writtenColumnName(f.name).toLowerCase(), f.name])));
+        from = { ...from, scope: { ...from.scope, sides } };
+      }
+    }
+    return { ...from, plan, schema, qualifiers };
   }
 
   /**
@@ -2118,8 +2142,14 @@ class QueryPlanner {
     return { child: rebuild(join), where: rest.length ? conjunctionOf(rest) : undefined };
   }
 
-  /** A side of a join that is a CTE or a subquery (join-planner.ts's JoinLeafPlanner); undefined for a table. */
-  private joinLeaf(u: UnresolvedPlan, ctes: ReadonlyMap<string, LogicalPlan>): { plan: LogicalPlan; schema: Schema; name?: string } | undefined {
+  /**
+   * A side of a join that is a CTE or a subquery (join-planner.ts's JoinLeafPlanner); undefined for a table.
+   * A LATERAL VIEW, generator or subquery over relations (`t1 JOIN LATERAL (…) s JOIN t2 ON …`) is
+   * their rows with its own beside them, each read by its name as in FROM, as Spark joins a
+   * LateralJoin's output as any relation's.
+   */
+  private joinLeaf(u: UnresolvedPlan, ctes: ReadonlyMap<string, LogicalPlan>): JoinLeafPlan | undefined {
+    if (u.kind === 'Generate' && !u.tableFunction) return this.withStaticLeaves(() => this.lateralSide(u, ctes));
     const inner = u.kind === 'SubqueryAlias' ? u.child : u;
     if (inner.kind === 'UnresolvedRelation') {
       const name = inner.multipartIdentifier.join('.');
@@ -2131,6 +2161,19 @@ class QueryPlanner {
     const query: UnresolvedPlan = inner.kind === 'Join' ? selectAll(inner, inner.pos) : inner;
     const { plan, schema } = this.withStaticLeaves(() => this.subquery(query, ctes));
     return { plan, schema };
+  }
+
+  /** A join's side that is a Generate over relations (joinLeaf): its rows, and each relation's and generator's columns by its name. */
+  private lateralSide(u: Extract<UnresolvedPlan, { kind: 'Generate' }>, ctes: ReadonlyMap<string, LogicalPlan>): JoinLeafPlan {
+    const { views, under } = lateralChain(u);
+    let from = this.from(under, ctes);
+    const hidden = hiddenTableNames(under);
+    if (hidden.size) from = { ...from, scope: { ...from.scope, hidden } };
+    const { plan, schema, qualifiers, scope } = this.generated(from, views);
+    // Each name reads its own columns: the relations' those before the generators', as in FROM.
+    const own = new Map(schema.map((f) => [writtenColumnName(f.name).toLowerCase(), f.name] as const));
+    const sides = scope?.sides ?? new Map(qualifiers.map((q) => [q.toLowerCase(), own] as const));
+    return { plan, schema, qualifiers, scope: { sides, ...(scope?.merged ? { merged: scope.merged } : {}) } };
   }
 
   /** `f` planned with static tables readable as relations (see staticLeaves). */

@@ -402,7 +402,6 @@ class PlanAstBuilder {
       if (r.KW_LATERAL() && primary instanceof Ctx.SubQueryTableSourceContext && r.joinRelation().length === 0) {
         return lateralSubqueryJoin(left, this.relationPrimary(primary), false, undefined, this.pos(r));
       }
-      if (left.kind === 'Generate' && !left.tableFunction) throw joinAfterLateral(this.pos(r));
       return { kind: 'Join', left, right: this.relation(r), joinType: 'Inner', pos: this.pos(ctx) };
     }, this.relation(first));
     // Spark's visitFromClause: a PIVOT or UNPIVOT after the relations takes no LATERAL VIEW nor the other.
@@ -517,7 +516,6 @@ class PlanAstBuilder {
       if (j instanceof Ctx.PivotClauseContext) plan = this.withPivot(j, plan);
       if (j instanceof Ctx.UnPivotClauseContext) plan = this.withUnpivot(j, plan);
       if (!(j instanceof Ctx.JoinRelationContext)) continue;
-      if (plan.kind === 'Generate' && !plan.tableFunction && !j.KW_LATERAL()) throw joinAfterLateral(this.pos(j));
       const typeText = (j.joinType()?.getText() ?? '').toUpperCase().replace(/\s+/g, '');
       if (j.KW_LATERAL()) {
         // `JOIN LATERAL explode(a.x) t(v)` is the comma form; `LEFT JOIN LATERAL … ON TRUE` keeps a
@@ -675,9 +673,6 @@ class PlanAstBuilder {
   }
 }
 
-/** A join whose left side ends in a LATERAL generator: the select planner takes generators only above FROM's joins. */
-const joinAfterLateral = (pos: Position) => new SqlValidationError(
-  'A join after a LATERAL generator is not supported yet: write the LATERAL generator last in FROM (FROM a JOIN b ON …, LATERAL explode(a.x) AS t(v)), or as LATERAL VIEW after FROM', pos, 'LATERAL');
 
 /** Parses one Spark SQL query into Weir's unresolved plan; a syntax error is Spark's PARSE_SYNTAX_ERROR. */
 export function parsePlan(sql: string): LogicalPlan {
