@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { writtenColumnName } from './column-names';
 import { exprToString } from './expression';
 import type { LogicalPlan, StreamingRelation } from './logical-plan';
 import { buildLogicalPlan } from './query-planner';
+import { selectStatic } from './testing/spark-printed';
 
 const rel = (sourceName: string, names: string[]): StreamingRelation => ({
   kind: 'StreamingRelation', sourceName, schema: names.map((name) => ({ name, type: name.endsWith('Time') ? 'timestamp' : 'string' })), eventTime: names.find((n) => n.endsWith('Time')), watermarkDelayMs: 0,
@@ -49,5 +51,37 @@ describe('the keys of a join of a stream with a static table', () => {
     const find = (p: LogicalPlan): LogicalPlan | undefined => (p.kind === 'StaticRelation' ? p : [('child' in p ? p.child : undefined), ...(p.kind === 'Join' ? [p.left, p.right] : [])].map((c) => c && find(c)).find(Boolean));
     const stat = find(buildLogicalPlan('SELECT * FROM impressions JOIN labels USING (CAMPAIGN)', RELATIONS, [labels])) as Extract<LogicalPlan, { kind: 'StaticRelation' }>;
     expect(stat.keys).toEqual([{ stream: 'campaign', static: 'campaign' }]);
+  });
+});
+
+describe('the columns of a join with a static side, in Spark\'s order (ResolveNaturalAndUsingJoin)', () => {
+  const codes = { name: 'codes', path: '/nonexistent.json', schema: [{ name: 'label', type: 'string' as const }, { name: 'campaign', type: 'string' as const }] };
+  const columns = (sql: string) => {
+    const top = buildLogicalPlan(sql, RELATIONS, [codes]) as Extract<LogicalPlan, { kind: 'Project' }>;
+    return top.list.map((n) => writtenColumnName(n.name));
+  };
+  it('USING and NATURAL: the keys first, then the left\'s other columns, then the right\'s', () => {
+    for (const join of ['JOIN', 'LEFT JOIN']) expect(columns(`SELECT * FROM impressions ${join} codes USING (campaign)`)).toEqual(['campaign', 'key', 'impressionTime', 'label']);
+    expect(columns('SELECT * FROM impressions NATURAL JOIN codes')).toEqual(['campaign', 'key', 'impressionTime', 'label']);
+    expect(columns('SELECT * FROM impressions LEFT SEMI JOIN codes USING (campaign)')).toEqual(['campaign', 'key', 'impressionTime']);
+    // The static table on the left: its columns before the stream's, a USING key first.
+    expect(columns('SELECT * FROM codes c JOIN impressions i ON c.campaign = i.campaign')).toEqual(['label', 'campaign', 'key', 'impressionTime', 'campaign']);
+    expect(columns('SELECT * FROM codes RIGHT JOIN impressions USING (campaign)')).toEqual(['campaign', 'label', 'key', 'impressionTime']);
+  });
+
+  it('USING (k, k): the key twice, as Spark\'s leftKeys name it once for each', () => {
+    expect(columns('SELECT * FROM impressions JOIN codes USING (campaign, campaign)')).toEqual(['campaign', 'campaign', 'key', 'impressionTime', 'label']);
+    // Both are one column: unqualified it is no ambiguous name.
+    expect(columns('SELECT campaign FROM impressions JOIN codes USING (campaign, campaign)')).toEqual(['campaign']);
+  });
+
+  it.each([
+    ['JOIN', [['a', 'a', 1, 10]]],
+    ['LEFT JOIN', [['a', 'a', 1, 10], ['b', 'b', 2, null]]],
+    ['RIGHT JOIN', [['a', 'a', 1, 10], ['c', 'c', null, 30]]],
+    ['FULL JOIN', [['a', 'a', 1, 10], ['b', 'b', 2, null], ['c', 'c', null, 30]]],
+  ])('%s of static data USING (k, k), k not the left\'s first column: k twice, then v, then w', async (join, rows) => {
+    const { rows: out } = await selectStatic(`SELECT * FROM VALUES (1, 'a'), (2, 'b') AS l(v, k) ${join} VALUES ('a', 10), ('c', 30) AS r(k, w) USING (k, k)`, []);
+    expect(out.map((r) => Object.values(r))).toEqual(rows);
   });
 });

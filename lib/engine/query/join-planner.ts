@@ -4,7 +4,8 @@
  *
  * The ON clause must be a conjunction of `stream column = static column` (qualified with the
  * table name or alias when a name is in both); USING (k) is `stream.k = static.k`. The joined
- * rows carry the stream's columns and then the static table's; a static column named like a
+ * rows carry the left side's columns and then the right's, a USING join's keys first, as Spark's
+ * output is (the key columns are the stream's); a static column named like a
  * stream column is only allowed for a same-named join key (the values are equal, or NULL on the
  * static side of a LEFT join), so an unqualified name in the rest of the query never means two
  * things. Which join types are legal with a stream is the analyzer's call (Spark's rules).
@@ -24,7 +25,7 @@ import { notSupportedYet, SqlValidationError } from './sql-error';
 
 export interface PlannedJoin {
   plan: LogicalPlan;
-  /** Columns the rest of the query reads: stream columns, then the static table's. */
+  /** Columns the rest of the query reads, in Spark's order: the left side's, then the right's (a USING join's keys first). */
   schema: Schema;
   /** Names and aliases that may qualify a column. */
   qualifiers: string[];
@@ -466,7 +467,13 @@ export function buildStreamStaticJoin(
     columns.push(f.name);
   }
   const hidden = new Set([...hiddenKeys].map(staticColumn));
-  const schema: Schema = [...streamSide.schema, ...staticColumns.filter((f) => columns.includes(f.name) && !hidden.has(f.name)).map((f) => ({ ...f, nullable: true }))];
+  const staticOutput = staticColumns.filter((f) => columns.includes(f.name) && !hidden.has(f.name)).map((f) => ({ ...f, nullable: true }));
+  // Spark's output (ResolveNaturalAndUsingJoin's Project over a USING join): the USING keys
+  // first, one for each time USING names one (`USING (k, k)` is k twice), then the left side's
+  // other columns, then the right's; of any other join, the left's columns, then the right's.
+  const keyFields = (usingColumns ?? []).map((k) => streamSide.schema.find((f) => f.name === k)!);
+  const streamOutput = streamSide.schema.filter((f) => !keyFields.includes(f));
+  const schema: Schema = [...keyFields, ...(streamIdx === 0 ? [...streamOutput, ...staticOutput] : [...staticOutput, ...streamOutput])];
   // Shared names are kept by a Project over the static side, its batch plan.
   const kept: StaticView | undefined = shared.size === 0 ? view : {
     name: staticLabel,
@@ -532,7 +539,8 @@ function buildStaticJoin(join: Join, [l, r]: [StaticJoinSide, StaticJoinSide], s
   const using = new Set((join.usingColumns ?? []).map((k) => k.toLowerCase()));
   const columnsOf = (s: StaticJoinSide) => (s.side.view?.schema ?? s.table.schema).filter((f) => !using.has(f.name.toLowerCase()));
   const byName = (schema: Schema, name: string) => schema.find((f) => f.name.toLowerCase() === name.toLowerCase())!;
-  const keys = [...using].map((k) => byName(preserving.schema, k));
+  // Each time USING names a key (`USING (k, k)` is k twice, as Spark's leftKeys are).
+  const keys = (join.usingColumns ?? []).map((k) => byName(preserving.schema, k));
   const leftColumns = columnsOf(l), rightColumns = columnsOf(r);
   const pos = lineColumn(join.pos);
   const lower = (n: string) => n.toLowerCase();
