@@ -189,6 +189,14 @@ function inSubqueryLengthMismatch(p: Extract<Expression, { kind: 'InSubquery' }>
     lineColumn(p.pos), 'IN', 'DATATYPE_MISMATCH.IN_SUBQUERY_LENGTH_MISMATCH');
 }
 
+/** Spark's refusal of a join condition's subquery that reads both of the join's sides. */
+function subqueryReadingBothSides(x: Expression): SqlValidationError {
+  return new SqlValidationError(
+    `[UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.UNSUPPORTED_CORRELATED_EXPRESSION_IN_JOIN_CONDITION] Unsupported subquery expression: Correlated subqueries in the join predicate cannot reference both join inputs: ${expressionSql(x)}. ` +
+      'Correlate it with one side, or move it to WHERE over an inner join',
+    lineColumn(x.pos), 'subquery', 'UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.UNSUPPORTED_CORRELATED_EXPRESSION_IN_JOIN_CONDITION');
+}
+
 /**
  * The top inner join's ON conjuncts that hold an IN or EXISTS subquery, moved to WHERE (an inner
  * join passes the same pairs either way), where the rewrite of a predicate subquery takes them,
@@ -847,7 +855,10 @@ class QueryPlanner {
       where = child.condition;
       child = child.child;
     }
-    if (child.kind === 'Join') ({ child, where } = subqueryJoinConditionsAsWhere(child, where));
+    if (child.kind === 'Join') {
+      this.refuseSubqueriesReadingBothSides(child);
+      ({ child, where } = subqueryJoinConditionsAsWhere(child, where));
+    }
     child = inSubqueriesInJoinConditions(child, (q) => this.readsNoStream(q, this.ctes) && this.uncorrelatedQuery(q) !== undefined);
     child = this.predicateSubqueriesInJoinConditions(child);
     if (where && child.kind === 'Join') ({ child, where } = this.commaJoinConditions(child, where));
@@ -1603,12 +1614,37 @@ class QueryPlanner {
       } catch {
         return undefined;
       }
-      throw new SqlValidationError(
-        `[UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.UNSUPPORTED_CORRELATED_EXPRESSION_IN_JOIN_CONDITION] Unsupported subquery expression: Correlated subqueries in the join predicate cannot reference both join inputs: ${expressionSql(x)}. ` +
-          'Correlate it with one side, or move it to WHERE over an inner join',
-        lineColumn(x.pos), 'subquery', 'UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.UNSUPPORTED_CORRELATED_EXPRESSION_IN_JOIN_CONDITION');
+      throw subqueryReadingBothSides(x);
     });
     return { ...u, ...sides, condition };
+  }
+
+  /**
+   * An inner join's ON subquery that reads both of its sides (`ON x1 = y1 AND EXISTS (SELECT …
+   * WHERE z2 = x2 AND z2 = y2)`), refused as Spark's RewritePredicateSubquery refuses it: it puts
+   * a join condition's subquery on one side. Only a subquery that neither side alone resolves
+   * (each UNRESOLVED_COLUMN) and the two together do is refused; the rest are moved to WHERE
+   * (subqueryJoinConditionsAsWhere).
+   */
+  private refuseSubqueriesReadingBothSides(join: Extract<UnresolvedPlan, { kind: 'Join' }>): void {
+    if (join.joinType !== 'Inner' || !join.condition) return;
+    // Whether the subquery resolves as a select item over `side`; undefined where planning it fails otherwise.
+    const resolvesOver = (side: UnresolvedPlan, x: Expression): boolean | undefined => {
+      const query: UnresolvedPlan = { kind: 'Project', projectList: [x], child: side, pos: join.pos };
+      try {
+        if (this.readsNoStream(side, this.ctes)) this.withStaticLeaves(() => this.plan(query, this.ctes));
+        else this.plan(query, this.ctes);
+        return true;
+      } catch (e) {
+        return e instanceof SqlValidationError && e.errorClass?.startsWith('UNRESOLVED_COLUMN') ? false : undefined;
+      }
+    };
+    someExpression(join.condition, (x) => {
+      if (x.kind !== 'Exists' && x.kind !== 'InSubquery') return false;
+      if (resolvesOver(join.left, x) !== false || resolvesOver(join.right, x) !== false) return false;
+      if (resolvesOver({ ...join, joinType: 'Cross', condition: undefined }, x) === true) throw subqueryReadingBothSides(x);
+      return false;
+    });
   }
 
   /**
