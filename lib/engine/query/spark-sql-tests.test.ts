@@ -117,7 +117,6 @@ const WHY = {
   numericOutOfRangeClass: "refused with NUMERIC_VALUE_OUT_OF_RANGE.WITH_SUGGESTION, Spark 4's class (split into WITH_SUGGESTION and WITHOUT_SUGGESTION); this copy's Spark gave NUMERIC_VALUE_OUT_OF_RANGE",
   emptyPatternLegacy: "this copy's Spark gave the ParseException of ILIKE ANY () the class _LEGACY_ERROR_TEMP_0064 (Expected something between '(' and ')'); the Spark of this harness's ilike-all copy, a later one, gives ILIKE ALL () INVALID_SQL_SYNTAX.EMPTY_QUANTIFIED_PATTERN, as Weir gives both",
   ansiMapKeyCast: "this copy's Spark 4 ran with ANSI on, where col2.field of a MAP<BIGINT, DOUBLE> casts the key 'field' to BIGINT and fails (CAST_INVALID_INPUT); with ANSI off the key is NULL and Weir, as Spark, answers no row of the empty table",
-  variantPath: "VARIANT, Spark 4's semi-structured type, and its path syntax (NULL:a) are not in Weir's SQL: Weir refuses the text (PARSE_SYNTAX_ERROR) where Spark refuses a path of a column that is no VARIANT (COLUMN_IS_NOT_VARIANT_TYPE)",
   subqueryReadingBothJoinSides: "Weir answers: an inner join's ON conjuncts are WHERE's over the join (they pass the same pairs), where an EXISTS that reads both sides (z2 = x2 AND z2 = y2) is a semi join of the joined rows; Spark refuses it (UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.UNSUPPORTED_CORRELATED_EXPRESSION_IN_JOIN_CONDITION), as its RewritePredicateSubquery puts a join condition's subquery on one side. Weir refuses it too in an outer, semi or anti join's ON, where it is no WHERE",
   parameterMarker: "both refuse LOWER('str':col): Weir's SQL has no parameter markers (Spark's parameterized queries, :name and ?) and its parser refuses the colon (PARSE_SYNTAX_ERROR); Spark 4.1's grammar reads :col as a named parameter marker beside the string and refuses it unbound (UNEXPECTED_USE_OF_PARAMETER_MARKER)",
   invalidCorrelationNoClass: "this copy's Spark (of 3.4's development) printed the AnalysisException without an error class (grouping expressions sequence is empty, and 't2.t2b' is not an aggregate function; Resolved attribute(s) t2b#x missing …); Weir refuses the query with the class a later Spark gives a column neither grouped nor aggregated (MISSING_AGGREGATION, MISSING_GROUP_BY)",
@@ -1079,7 +1078,6 @@ const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> 
   },
   "type-coercion-edge-cases": {
     "SELECT col2.field FROM t1": WHY.ansiMapKeyCast,
-    "SELECT NULL:a AS b": WHY.variantPath,
   },
   "exists-in-join-condition": {
     "select * from x join y on x1 = y1 and exists (select * from z where z2 = x2 AND z2 = y2) order by x1, x2, y1, y2": WHY.subqueryReadingBothJoinSides,

@@ -61,6 +61,8 @@ function variantGet(fn: 'variant_get' | 'try_variant_get'): FunctionDef {
     compile: (e, c) => {
       if (e.args.length !== 2) return undefined;
       const [v, p] = [c.compile(e.args[0]), c.compile(e.args[1])];
+      // `v:path` reads a VARIANT only: a NULL too is refused, which variant_get(NULL, …) takes.
+      if (e.variantPath && v.type !== 'variant') c.fail(e, `[COLUMN_IS_NOT_VARIANT_TYPE] The path ${String((e.args[1] as { value?: unknown }).value)} reads a VARIANT, not a ${v.type.toUpperCase()}: make one with parse_json(…) or CAST(… AS VARIANT).`, 'COLUMN_IS_NOT_VARIANT_TYPE');
       if (v.type !== 'variant' && v.type !== 'null') c.mismatch(e, 'UNEXPECTED_INPUT_TYPE', `the first parameter of ${fn} requires the "VARIANT" type.`, `${fn}() takes a VARIANT such as parse_json(text)`);
       if (!isText(p.type)) c.mismatch(e, 'UNEXPECTED_INPUT_TYPE', `the second parameter of ${fn} requires the "STRING" type.`, `${fn}()'s path is a string such as '$.user.id'`);
       // A literal path is read once, and refused at analysis when it is not one (Spark's foldable path).

@@ -194,6 +194,43 @@ describe('variant functions through a stream query', () => {
     expect(compileError('SELECT coalesce(parse_json(value), parse_json(value)) AS v, isnull(parse_json(value)) AS n FROM src')).toBe('compiled');
   });
 
+  it("reads Spark 4's path syntax v:a.b[0] as variant_get(v, '$.a.b[0]'), a VARIANT, cast by a following ::type", async () => {
+    expect(await one('to_json(parse_json(value):user)', doc)).toBe('{"id":1234567890123456789,"name":"ann","score":"12"}');
+    expect(await one('parse_json(value):user.id::bigint', doc)).toBe(1234567890123456789n);
+    expect(await one("parse_json(value):['user']['name']::string", doc)).toBe('ann');
+    expect(await one('parse_json(value) : tags [1] :: string', doc)).toBe('b');
+    expect(await one('parse_json(value):user.score::int + 1', doc)).toBe(13);
+    expect(await one('typeof(parse_json(value):amount)', doc)).toBe('variant');
+    expect(await one('parse_json(value):missing.x::int', doc)).toBeNull();
+    expect(await one('to_json(parse_json(value):[0])', '[7, 8]')).toBe('7');
+    // A path reads the JSON's keys exactly (case-sensitive), as variant_get does.
+    expect(await one('parse_json(value):User::string', doc)).toBeNull();
+    // Through a subquery's column, and after a struct field.
+    const [row] = await run("SELECT j:user.name::string AS n, s.j:ok::boolean AS ok FROM (SELECT parse_json(value) AS j, named_struct('j', parse_json(value)) AS s FROM events)", [{ value: doc }]);
+    expect(row).toEqual({ n: 'ann', ok: true });
+  });
+
+  it("names a path's column as its variant_get call", () => {
+    const q = compileStreamingQuery('SELECT parse_json(value):user.id, parse_json(value):[0]::int FROM src', rel);
+    expect(q.outputSchema.map((f) => f.name)).toEqual(["variant_get(parse_json(value), '$.user.id')", "CAST(variant_get(parse_json(value), '$[0]') AS INT)"]);
+  });
+
+  it('refuses a path of what is no VARIANT (COLUMN_IS_NOT_VARIANT_TYPE), a NULL too', () => {
+    expect(selectRefusal('value:a', rel).errorClass).toBe('COLUMN_IS_NOT_VARIANT_TYPE');
+    expect(selectRefusal('NULL:a', rel).errorClass).toBe('COLUMN_IS_NOT_VARIANT_TYPE');
+    expect(selectRefusal("named_struct('a', 1):a", rel).errorClass).toBe('COLUMN_IS_NOT_VARIANT_TYPE');
+    // variant_get itself takes a NULL.
+    expect(() => compileStreamingQuery("SELECT variant_get(NULL, '$.a') AS v FROM src", rel)).not.toThrow();
+  });
+
+  it('refuses a colon that is no path: after a string (a parameter marker to Spark 4.1), or at the start of an expression', () => {
+    expect(selectRefusal("'str':a", rel).errorClass).toBe('PARSE_SYNTAX_ERROR');
+    expect(selectRefusal(':a', rel).message).toContain("Syntax error at or near ':'");
+    expect(selectRefusal('(parse_json(value):)', rel).errorClass).toBe('PARSE_SYNTAX_ERROR');
+    // A keyword is a name there, as in Spark's grammar: the path `AS`.
+    expect(() => compileStreamingQuery('SELECT parse_json(value): AS v FROM src', rel)).not.toThrow();
+  });
+
   it('refuses a VARIANT column where a reader would build it from text (source schema, from_json)', () => {
     expect(selectRefusal("from_json(value, 'a VARIANT')", rel).message).toMatch(/parse_json/);
     expect(columnField('payload', 'VARIANT')).toMatch(/parse_json/);
