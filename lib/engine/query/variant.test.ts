@@ -12,6 +12,7 @@ import type { StreamingRelation } from './logical-plan';
 import { eventsQuery } from './testing/events-query';
 import { runInBatches } from './testing/stateful-test-harness';
 import { failure, selectRefusal } from './testing/select-refusal';
+import { selectStatic } from './testing/spark-printed';
 import type { WeirError } from '../errors';
 import { compileStreamingQuery } from './streaming-query';
 import { mergeVariantSchema, parseVariant, parseVariantPath, schemaOfVariant, schemaText, variantToJson, type Variant } from './variant';
@@ -229,6 +230,26 @@ describe('variant functions through a stream query', () => {
     expect(selectRefusal('(parse_json(value):)', rel).errorClass).toBe('PARSE_SYNTAX_ERROR');
     // A keyword is a name there, as in Spark's grammar: the path `AS`.
     expect(() => compileStreamingQuery('SELECT parse_json(value): AS v FROM src', rel)).not.toThrow();
+  });
+
+  it('schema_of_variant_agg merges the schemas of a group\'s variants across batches, VOID for none', async () => {
+    const events: StreamingRelation = { kind: 'StreamingRelation', sourceName: 'events', schema: [{ name: 'k', type: 'string' }, ...SCHEMA], watermarkDelayMs: 0 };
+    const rows = [
+      { k: 'a', value: '{"id": 1, "tags": ["x"]}' }, { k: 'a', value: '{"id": 2.5, "name": "ann"}' }, { k: 'a', value: null },
+      { k: 'b', value: '1' }, { k: 'b', value: '"s"' }, { k: 'c', value: null },
+    ];
+    const { output } = await runInBatches('SELECT k, schema_of_variant_agg(parse_json(value)) AS s FROM events GROUP BY k', events, rows, 3);
+    expect(output.map((r) => [r.k, r.s])).toEqual([['a', 'OBJECT<id: DECIMAL(21,1), name: STRING, tags: ARRAY<STRING>>'], ['b', 'VARIANT'], ['c', 'VOID']]);
+  });
+
+  it('schema_of_variant_agg over a static table, and its refusals', async () => {
+    const { rows } = await selectStatic(`SELECT schema_of_variant_agg(parse_json(j)) AS s FROM VALUES ('[1, 2]'), ('[3.5]'), (NULL) AS t(j)`, []);
+    expect(rows).toEqual([{ s: 'ARRAY<DECIMAL(21,1)>' }]);
+    const { rows: none } = await selectStatic('SELECT schema_of_variant_agg(parse_json(j)) AS s FROM VALUES (CAST(NULL AS STRING)) AS t(j) WHERE j IS NOT NULL', []);
+    expect(none).toEqual([{ s: 'VOID' }]);
+    const compileError = (sql: string) => { try { compileStreamingQuery(sql, rel); } catch (e) { return (e as WeirError).errorClass; } return 'compiled'; };
+    expect(compileError("SELECT schema_of_variant_agg(value) FROM src GROUP BY value")).toBe('DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE');
+    expect(compileError("SELECT schema_of_variant_agg(NULL) FROM src GROUP BY value")).toBe('DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE');
   });
 
   it('refuses a VARIANT column where a reader would build it from text (source schema, from_json)', () => {
