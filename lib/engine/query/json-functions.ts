@@ -12,7 +12,8 @@
  *   leaves out NULL fields (Spark's `ignoreNullFields` default); its options `timestampFormat`,
  *   `timestampNTZFormat` and `dateFormat` (datetime patterns) and `ignoreNullFields` change that.
  */
-import { variantJsonValue, variantToJson, type Variant } from './variant';
+import { parseVariantMembers, variantJsonValue, variantToJson, type Variant } from './variant';
+import { parseJsonText } from './variant-functions';
 import { formatWithPattern, parseWithPattern, tokenizePattern } from './datetime-patterns';
 import { jsonNumber, parseJson, stringifyJson, type JsonNumber } from '../json-text';
 import { fitsLong, toLong } from './long';
@@ -39,7 +40,7 @@ import { utcDate } from './timestamp-micros';
  * `STRUCT<…>` (Spark's `StructType.fromDDL`). Returns the fields, or a message saying what is wrong
  * (naming `nonStructClass`, the caller's error class, for a schema of one other type).
  */
-export function parseDdlSchema(ddl: string, nonStructClass?: string): Field[] | string {
+export function parseDdlSchema(ddl: string, nonStructClass?: string, variantFields = false): Field[] | string {
   let t: DataType;
   try {
     t = parseSchema(ddl);
@@ -49,7 +50,8 @@ export function parseDdlSchema(ddl: string, nonStructClass?: string): Field[] | 
   if (t.kind !== 'struct') return `${nonStructClass ? `[${nonStructClass}] ` : ''}the schema '${ddl}' is one type, not a list of fields; write it as 'name TYPE, name TYPE'`;
   const f = fieldOfDataType('from_json', t);
   if (typeof f === 'string') return f;
-  const variant = variantColumnRefusal(f);
+  // from_json reads a VARIANT field from its JSON text (parseVariantMembers); a VARIANT deeper is refused.
+  const variant = variantFields ? (f.fields ?? []).map((x) => (x.type === 'variant' ? undefined : variantColumnRefusal(x))).find((m) => m !== undefined) : variantColumnRefusal(f);
   if (variant) return variant;
   const seen = new Set<string>();
   for (const x of f.fields ?? []) {
@@ -140,7 +142,7 @@ function convert(v: unknown, f: Field, o: JsonOptions = {}): unknown {
       return typeof v === 'string' ? parseInterval(v, f.type, f.interval ?? fullRange(f.type)) : null;
     case 'calendar_interval':
       return typeof v === 'string' ? safeStringToInterval(v) : null;
-    // Refused by parseDdlSchema (variantColumnRefusal).
+    // A struct's VARIANT field is read by readStruct; any deeper is refused by parseDdlSchema (variantColumnRefusal).
     case 'variant':
     case 'window':
     case 'unknown':
@@ -161,13 +163,14 @@ function readMap(obj: Record<string, unknown>, f: Field, o: JsonOptions): Record
   return Object.fromEntries(entries);
 }
 
-function readStruct(obj: Record<string, unknown>, fields: Field[], o: JsonOptions): Record<string, unknown> {
+/** A JSON object as a struct; `variants`: the object's members as variants, which its VARIANT fields are (parseVariantMembers). */
+function readStruct(obj: Record<string, unknown>, fields: Field[], o: JsonOptions, variants?: ReadonlyMap<string, Variant>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   const keys = Object.keys(obj);
   for (const f of fields) {
     let key: string | undefined = Object.hasOwn(obj, f.name) ? f.name : undefined;
     if (key === undefined) key = keys.find((k) => k.toLowerCase() === f.name.toLowerCase());
-    out[f.name] = key === undefined ? null : convert(obj[key], f, o);
+    out[f.name] = key === undefined ? null : f.type === 'variant' ? variants?.get(key) ?? null : convert(obj[key], f, o);
   }
   return out;
 }
@@ -182,11 +185,23 @@ function fromJsonCollection(text: string, f: Field, o: JsonOptions = {}): unknow
   return v === undefined ? null : convert(v, f, o);
 }
 
-/** from_json(text, schema): the struct, with NULL fields when the text is not a JSON object. */
-function fromJson(text: string, fields: Field[], o: JsonOptions = {}): Record<string, unknown> {
+/**
+ * from_json(text, schema): the struct, with NULL fields when the text is not a JSON object. A
+ * VARIANT field is its member's JSON exactly, a JSON null a variant null (Spark's JacksonParser);
+ * a key written twice inside its value makes the record malformed, all NULL (PERMISSIVE).
+ */
+function fromJson(text: string, fields: Field[], o: JsonOptions = {}, variantFields = false): Record<string, unknown> {
   const v = parseJsonOrUndefined(text);
-  if (!isObject(v)) return Object.fromEntries(fields.map((f) => [f.name, null]));
-  return readStruct(v, fields, o);
+  const nulls = () => Object.fromEntries(fields.map((f) => [f.name, null]));
+  if (!isObject(v)) return nulls();
+  if (!variantFields) return readStruct(v, fields, o);
+  let members: ReadonlyMap<string, Variant>;
+  try {
+    members = parseVariantMembers(text);
+  } catch {
+    return nulls();
+  }
+  return readStruct(v, fields, o, members);
 }
 
 /**
@@ -437,15 +452,26 @@ export function compileFromJson(e: CallExpr, c: CallCompiler): CompiledExpr {
       },
     };
   }
-  const fields = parseDdlSchema(schema.value);
+  if (/^\s*variant\s*$/i.test(schema.value)) {
+    // A VARIANT schema: Spark's JsonToStructsEvaluator reads the text as parse_json does (failing where it fails).
+    return {
+      type: 'variant',
+      eval: (r, x) => {
+        const v = t.eval(r, x);
+        return v === null || v === undefined ? null : parseJsonText(castValue(v, from, 'string') as string, true);
+      },
+    };
+  }
+  const fields = parseDdlSchema(schema.value, undefined, true);
   if (typeof fields === 'string') c.fail(e, `from_json(): ${fields}`);
+  const variantFields = fields.some((f) => f.type === 'variant');
   return {
     type: 'struct',
     fields,
     eval: (r, x) => {
       const v = t.eval(r, x);
       if (v === null || v === undefined) return null;
-      return fromJson(castValue(v, from, 'string') as string, fields, options);
+      return fromJson(castValue(v, from, 'string') as string, fields, options, variantFields);
     },
   };
 }

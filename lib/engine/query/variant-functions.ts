@@ -13,8 +13,8 @@ import { parseDataType } from './parser/data-type-parser';
 import { castsWithVariant, toVariant } from './variant-casts';
 import { parseVariant, parseVariantPath, schemaOfVariant, schemaText, variantAt, VariantParseError, type Variant, type VariantPathSegment } from './variant';
 
-/** parse_json: a failure is Spark's error; try_parse_json: NULL. */
-function parseJsonText(text: string, fail: boolean): Variant | null {
+/** parse_json (and from_json with a VARIANT schema): a failure is Spark's error; try_parse_json: NULL. */
+export function parseJsonText(text: string, fail: boolean): Variant | null {
   try {
     return parseVariant(text);
   } catch (e) {

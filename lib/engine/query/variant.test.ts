@@ -7,6 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Schema } from '../types';
 import { columnField } from '../spec/source-schema';
+import { JsonLineParser } from '../operators/record-parser';
 import { decodeValue, encodeValue } from '../state/state-value-codec';
 import type { StreamingRelation } from './logical-plan';
 import { eventsQuery } from './testing/events-query';
@@ -252,9 +253,42 @@ describe('variant functions through a stream query', () => {
     expect(compileError("SELECT schema_of_variant_agg(NULL) FROM src GROUP BY value")).toBe('DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE');
   });
 
-  it('refuses a VARIANT column where a reader would build it from text (source schema, from_json)', () => {
-    expect(selectRefusal("from_json(value, 'a VARIANT')", rel).message).toMatch(/parse_json/);
-    expect(columnField('payload', 'VARIANT')).toMatch(/parse_json/);
+  it("from_json reads a VARIANT field from the JSON exactly, as Spark's JacksonParser: a JSON null a variant null", async () => {
+    const text = '{"id": 7, "Payload": {"n": 12345678901234567890, "d": 1.50, "x": [1e3]}, "nothing": null}';
+    expect(await one("to_json(from_json(value, 'id BIGINT, payload VARIANT').payload)", text)).toBe('{"d":1.5,"n":12345678901234567890,"x":[1000.0]}');
+    expect(await one("from_json(value, 'id BIGINT, payload VARIANT').payload:n::decimal(20,0)", text)).toBe(12345678901234567890n);
+    expect(await one("schema_of_variant(from_json(value, 'payload VARIANT').payload)", text)).toBe('OBJECT<d: DECIMAL(2,1), n: DECIMAL(20,0), x: ARRAY<DOUBLE>>');
+    expect(await one("is_variant_null(from_json(value, 'nothing VARIANT').nothing)", text)).toBe(true);
+    expect(await one("from_json(value, 'missing VARIANT').missing IS NULL", text)).toBe(true);
+    // Text that is no JSON object, or a key twice inside the variant's value: every field NULL (PERMISSIVE).
+    expect(await one("to_json(from_json(value, 'id BIGINT, v VARIANT'))", '{"id": 1, "v": {"a": 1, "a": 2}}')).toBe('{}');
+    expect(await one("from_json(value, 'v VARIANT').v IS NULL", '[1]')).toBe(true);
+  });
+
+  it("reads a JSON source's VARIANT column exactly, through a query and an aggregation's state", async () => {
+    const schema: Schema = [{ name: 'k', type: 'string' }, { name: 'payload', type: 'variant' }];
+    const parser = new JsonLineParser(schema);
+    const rows = ['{"k": "a", "payload": {"id": 12345678901234567890, "amount": 12.50}}', '{"k": "a", "payload": {"id": 1, "tags": ["x"]}}', '{"k": "b", "payload": null}', '{"k": "b"}']
+      .map((line) => { const r = parser.parse(line); if (!r.ok) throw new Error(r.reason); return r.row; });
+    const events: StreamingRelation = { kind: 'StreamingRelation', sourceName: 'events', schema, watermarkDelayMs: 0 };
+    const { output } = await runInBatches('SELECT k, max(payload:id::decimal(20,0)) AS id, schema_of_variant_agg(payload) AS s, count(payload) AS n FROM events GROUP BY k', events, rows, 2);
+    expect(output).toEqual([
+      { k: 'a', id: 12345678901234567890n, s: 'OBJECT<amount: DECIMAL(3,1), id: DECIMAL(20,0), tags: ARRAY<STRING>>', n: 2 },
+      { k: 'b', id: null, s: 'VOID', n: 1 },
+    ]);
+  });
+
+  it("from_json(s, 'variant') is parse_json(s), failing where it fails", async () => {
+    expect(await one("to_json(from_json(value, 'variant'))", '{"b": 1.50, "a": 12345678901234567890}')).toBe('{"a":12345678901234567890,"b":1.5}');
+    expect(await one("typeof(from_json(value, ' VARIANT '))", '1')).toBe('variant');
+    expect(await one("from_json(value, 'variant')", null)).toBeNull();
+    expect((await failure(one("from_json(value, 'variant')", '{"a":'))).errorClass).toBe('MALFORMED_RECORD_IN_PARSING.WITHOUT_SUGGESTION');
+  });
+
+  it('refuses a VARIANT deeper than a field where a reader would build it from text (source schema, from_json)', () => {
+    expect(selectRefusal("from_json(value, 'a ARRAY<VARIANT>')", rel).message).toMatch(/parse_json/);
+    expect(selectRefusal("from_json(value, 'a STRUCT<v: VARIANT>')", rel).message).toMatch(/parse_json/);
+    expect(selectRefusal("from_csv(value, 'a VARIANT')", rel).message).toMatch(/parse_json/);
     expect(columnField('payload', 'ARRAY<VARIANT>')).toMatch(/parse_json/);
   });
 });
