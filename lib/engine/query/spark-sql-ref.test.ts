@@ -33,6 +33,8 @@ const PAGES = [
   'sql-ref-syntax-qry-select-lateral-subquery',
   'sql-ref-syntax-qry-select-tvf',
   'sql-ref-literals',
+  'sql-ref-syntax-qry-select-clusterby',
+  'sql-ref-syntax-qry-select-distribute-by',
 ] as const;
 
 /** Why an example is not run, or answers otherwise. */
@@ -81,6 +83,8 @@ const SKIPPED: Record<(typeof PAGES)[number], Record<string, string>> = {
   'sql-ref-syntax-qry-select-lateral-subquery': {},
   'sql-ref-syntax-qry-select-tvf': {},
   'sql-ref-literals': {},
+  'sql-ref-syntax-qry-select-clusterby': {},
+  'sql-ref-syntax-qry-select-distribute-by': {},
 };
 
 const DIFFERENCES: Record<(typeof PAGES)[number], Record<string, string>> = {
@@ -151,6 +155,8 @@ const DIFFERENCES: Record<(typeof PAGES)[number], Record<string, string>> = {
     "SELECT INTERVAL '2-3' YEAR TO MONTH AS col": WHY.legacyInterval,
     "SELECT INTERVAL '20 15:40:32.99899999' DAY TO SECOND AS col": WHY.legacyInterval,
   },
+  'sql-ref-syntax-qry-select-clusterby': {},
+  'sql-ref-syntax-qry-select-distribute-by': {},
 };
 
 /**

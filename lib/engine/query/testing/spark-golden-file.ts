@@ -160,6 +160,13 @@ const SPARK_DEFAULTS: Readonly<Record<string, string>> = {
 };
 
 /**
+ * Settings that change only the order of a query's rows, which the harness compares sorted where
+ * the query has no ORDER BY: spark.sql.shuffle.partitions, the partitions DISTRIBUTE BY and
+ * CLUSTER BY spread the rows over.
+ */
+const ROW_ORDER_SETTINGS = new Set(['spark.sql.shuffle.partitions']);
+
+/**
  * Settings that change only the answer of a query that joins: spark.sql.crossJoin.enabled=false
  * refuses a join without a condition; a query of one table answers alike.
  */
@@ -288,7 +295,7 @@ function casesOf(text: string): GoldenCase[] {
     if (set) {
       const key = set[1].toLowerCase();
       // A SET to Spark's default changes nothing; of a key the file RESETs, each SET holds until the RESET.
-      if (SPARK_DEFAULTS[key] === set[2].toLowerCase()) settings.delete(key);
+      if (SPARK_DEFAULTS[key] === set[2].toLowerCase() || ROW_ORDER_SETTINGS.has(key)) settings.delete(key);
       else if (settings.has(key) && !reset.has(key)) settings.delete(key);
       else settings.add(key);
       return { ...c, skip: 'a SET: the queries until it is SET back answer under it, and are not run' };
