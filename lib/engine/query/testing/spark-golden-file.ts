@@ -295,7 +295,8 @@ function casesOf(text: string): GoldenCase[] {
     if (set) {
       const key = set[1].toLowerCase();
       // A SET to Spark's default changes nothing; of a key the file RESETs, each SET holds until the RESET.
-      if (SPARK_DEFAULTS[key] === set[2].toLowerCase() || ROW_ORDER_SETTINGS.has(key)) settings.delete(key);
+      if (ROW_ORDER_SETTINGS.has(key)) return { ...c, skip: 'a SET of how rows are partitioned: it changes only their order, and the queries after it run' };
+      if (SPARK_DEFAULTS[key] === set[2].toLowerCase()) settings.delete(key);
       else if (settings.has(key) && !reset.has(key)) settings.delete(key);
       else settings.add(key);
       return { ...c, skip: 'a SET: the queries until it is SET back answer under it, and are not run' };
