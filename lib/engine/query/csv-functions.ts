@@ -19,7 +19,7 @@ import { mapped } from './compiled-expr';
 import { checkOptionsMap, parseDdlSchema } from './json-functions';
 import { formatWithPattern, parseWithPattern, tokenizePattern } from './datetime-patterns';
 import { MAX_PRECISION } from './decimal';
-import { castValue } from './sql-values';
+import { binaryHexText, castValue } from './sql-values';
 import { checkStringLength } from './value-limits';
 
 interface CsvOptions extends CsvFormat {
@@ -69,9 +69,14 @@ function datetimePattern(e: CallExpr, option: string, p: string, c: CallCompiler
   return tokens;
 }
 
-/** A DATE or TIMESTAMP field as to_csv writes it by dateFormat or timestampFormat, when given. */
-function datetimeText(v: unknown, f: Field, o: CsvOptions): string | undefined {
+/**
+ * A field whose text to_csv writes otherwise than a sink row renders it: a DATE or TIMESTAMP by
+ * dateFormat or timestampFormat, when given, and a BINARY as Spark 4's UnivocityGenerator
+ * writes it under the default binary style, its bytes in hex (`[45 61]`).
+ */
+function csvOwnText(v: unknown, f: Field, o: CsvOptions): string | undefined {
   if (v === null || v === undefined) return undefined;
+  if (f.type === 'binary') return binaryHexText(v as Uint8Array);
   if (f.type === 'date' && o.dateFormat) return formatWithPattern((v as number) * 86_400_000, o.dateFormat);
   if (f.type === 'timestamp' && !f.ntz && o.timestampFormat) return formatWithPattern(v as number, o.timestampFormat);
   return undefined;
@@ -135,7 +140,7 @@ function compileToCsv(e: CallExpr, c: CallCompiler): CompiledExpr {
     const v = raw as Record<string, unknown> | null;
     if (v === null || v === undefined) return null;
     const line = fields.map((f) => {
-      const s = datetimeText(v[f.name], f, options) ?? renderText(v[f.name], f);
+      const s = csvOwnText(v[f.name], f, options) ?? renderText(v[f.name], f);
       return s === null ? options.nullValue : csvField(s, options);
     }).join(options.sep);
     checkStringLength('to_csv()', line.length);

@@ -52,7 +52,7 @@ import type { CallCompiler, CallExpr, CompiledExpr, FunctionDef } from './functi
 import { checkOptionsMap, timestampJson } from './json-functions';
 import { quoteName } from './json-shape-functions';
 import { parseDataType, parseSchema } from './parser/data-type-parser';
-import { castValue, formatDouble } from './sql-values';
+import { binaryHexText, castValue, formatDouble } from './sql-values';
 import { checkStringLength } from './value-limits';
 
 // ---------------------------------------------------------------------------------------------
@@ -681,7 +681,7 @@ function valueText(v: unknown, f: Field, o: XmlOptions): string {
     case 'double': return f.float32 ? formatFloat(v as number) : formatDouble(v as number);
     case 'decimal': return formatDecimal(v as bigint, f.scale ?? 0);
     // Spark's default binary text (ToStringBase.getBinaryFormatter with no style set): hex bytes.
-    case 'binary': return `[${[...(v as Uint8Array)].map((b) => b.toString(16).toUpperCase().padStart(2, '0')).join(' ')}]`;
+    case 'binary': return binaryHexText(v as Uint8Array);
     case 'long': case 'string': case 'boolean':
       return String(v);
     // An interval as its ANSI text, as the JSON writer writes one (Spark's XML writer has none).
