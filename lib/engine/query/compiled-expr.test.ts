@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { compiled, evaluatorBuilds, retyped, typeOfCompiled } from './compiled-expr';
 import { compileExpression } from './expression-compiler';
+import type { StaticTableSpec } from '../operators/stream-static-join';
 import type { StreamingRelation } from './logical-plan';
 import { buildLogicalPlan } from './query-planner';
 import { resolvePlan } from './resolved-plan';
@@ -55,6 +56,26 @@ describe('deferred evaluators', () => {
       expect(resolved.plan).not.toBe(plan);
       compileStreamingQuery(sql, src, { outputMode: 'update' });
       expect(evaluatorBuilds.count, sql).toBeGreaterThan(0);
+    }
+  });
+
+  it('typing joins, subqueries, grouping sets, pivots and set operations builds none either', () => {
+    const clicks: StreamingRelation = { kind: 'StreamingRelation', sourceName: 'clicks', eventTime: 'ct', watermarkDelayMs: 1000, schema: [{ name: 'cid', type: 'long' }, { name: 'ct', type: 'timestamp' }] };
+    const dim: StaticTableSpec = { name: 'dim', type: 'file', path: '/nowhere/dim.json', format: 'json', schema: [{ name: 'k', type: 'long' }, { name: 'label', type: 'string' }] };
+    for (const sql of [
+      "SELECT s, label FROM src JOIN dim ON id = k WHERE label LIKE 'a%'",
+      'SELECT id, (SELECT max(label) FROM dim WHERE k = id) AS l FROM src',
+      'SELECT id FROM src WHERE id IN (SELECT k FROM dim) AND EXISTS (SELECT 1 FROM dim WHERE k = i)',
+      'SELECT * FROM src JOIN clicks ON id = cid AND ct BETWEEN ts AND ts + INTERVAL 1 MINUTE',
+      'SELECT s, count(*) FILTER (WHERE id > 1) AS n, collect_list(id) AS l, max_by(s, id) AS mb FROM src GROUP BY s HAVING count(*) > 1',
+      'SELECT s, count(*) AS n FROM src GROUP BY CUBE(s, i)',
+      "SELECT * FROM (SELECT s, id FROM src) PIVOT (sum(id) FOR s IN ('a', 'b'))",
+      'SELECT DISTINCT s FROM src UNION ALL SELECT CAST(id AS STRING) FROM src',
+    ]) {
+      const plan = buildLogicalPlan(sql, [src, clicks], [dim]);
+      evaluatorBuilds.count = 0;
+      resolvePlan(plan);
+      expect(evaluatorBuilds.count, sql).toBe(0);
     }
   });
 
