@@ -12,6 +12,7 @@
 import { RecordExpressionError } from '../errors';
 import { isStr, nums, unified } from './function-args';
 import type { CompiledExpr, FunctionDef } from './function-types';
+import { compiled, retyped, typeOfCompiled } from './compiled-expr';
 import { isNumeric } from './sql-values';
 import { bigOf, LONG_MAX, LONG_MIN, longFromDouble, narrowArithmeticOrNull, toLong, wrapToWidth, type IntegralBits, type Long } from './long';
 import { decimalOperand, integralWidth, typeText, widensToFloat, type TypeInfo } from './data-types';
@@ -107,18 +108,17 @@ const NULL_ON = new Set(['ARITHMETIC_OVERFLOW', 'DATETIME_OVERFLOW', 'INTERVAL_D
  * YEAR, 0) NULL).
  */
 function nullOnArithmeticError(x: CompiledExpr): CompiledExpr {
-  const inner = x.eval;
-  return {
-    ...x,
-    eval: (row, ctx) => {
+  return compiled(typeOfCompiled(x), () => {
+    const inner = x.eval;
+    return (row, ctx) => {
       try {
         return inner(row, ctx);
       } catch (err) {
         if (err instanceof RecordExpressionError && NULL_ON.has(String(err.details?.errorClass))) return null;
         throw err;
       }
-    },
-  };
+    };
+  });
 }
 
 /** try_add/try_subtract/try_multiply on BIGINTs and doubles: NULL where the 64-bit result overflows. */
@@ -246,7 +246,7 @@ const floorCeilTyped = (up: boolean): FunctionDef['typed'] => (e, args) => {
     return dec && roundDecimal(dec, Math.trunc(scale.value), up ? 'CEILING' : 'FLOOR');
   }
   // An integer is its own floor and ceiling, a BIGINT (Spark's Ceil and Floor take a LongType as it is, not as a DOUBLE).
-  if (x.type === 'long') return { type: 'long', eval: x.eval };
+  if (x.type === 'long') return retyped(x, { type: 'long' });
   if (x.type !== 'decimal') return undefined;
   const { precision: p, scale: s } = x.decimal!;
   return decimalUnary(x, bounded(p - s + 1, 0), (v) => setScale(v, s, 0, up ? 'CEILING' : 'FLOOR'));
