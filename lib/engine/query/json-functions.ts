@@ -22,6 +22,7 @@ import { dateFromTimestamp, formatDate, parseDate } from './date';
 import { decimalFromDouble, decimalFromLong, formatDecimal, MAX_PRECISION } from './decimal';
 import { fieldOfDataType, fieldOfType, typeOfField, typeText, variantColumnRefusal } from './data-types';
 import type { CallCompiler, CallExpr, CompiledExpr } from './function-types';
+import { mapped } from './compiled-expr';
 import { checkStringLength } from './value-limits';
 import { mapKeyText, mapKeyValue } from './map-keys';
 import { foldedText } from './function-args';
@@ -444,36 +445,16 @@ export function compileFromJson(e: CallExpr, c: CallCompiler): CompiledExpr {
     // A top-level ARRAY<…> or MAP<…> schema: from_json's result is that collection.
     const f = parseDdlType(schema.value.trim(), 'from_json');
     if (typeof f === 'string') c.fail(e, `from_json(): ${f}`);
-    return {
-      ...typeOfField(f),
-      eval: (r, x) => {
-        const v = t.eval(r, x);
-        return v === null || v === undefined ? null : fromJsonCollection(castValue(v, from, 'string') as string, f, options);
-      },
-    };
+    return mapped(typeOfField(f), t, (v) => (v === null || v === undefined ? null : fromJsonCollection(castValue(v, from, 'string') as string, f, options)));
   }
   if (/^\s*variant\s*$/i.test(schema.value)) {
     // A VARIANT schema: Spark's JsonToStructsEvaluator reads the text as parse_json does (failing where it fails).
-    return {
-      type: 'variant',
-      eval: (r, x) => {
-        const v = t.eval(r, x);
-        return v === null || v === undefined ? null : parseJsonText(castValue(v, from, 'string') as string, true);
-      },
-    };
+    return mapped({ type: 'variant' }, t, (v) => (v === null || v === undefined ? null : parseJsonText(castValue(v, from, 'string') as string, true)));
   }
   const fields = parseDdlSchema(schema.value, undefined, true);
   if (typeof fields === 'string') c.fail(e, `from_json(): ${fields}`);
   const variantFields = fields.some((f) => f.type === 'variant');
-  return {
-    type: 'struct',
-    fields,
-    eval: (r, x) => {
-      const v = t.eval(r, x);
-      if (v === null || v === undefined) return null;
-      return fromJson(castValue(v, from, 'string') as string, fields, options, variantFields);
-    },
-  };
+  return mapped({ type: 'struct', fields }, t, (v) => (v === null || v === undefined ? null : fromJson(castValue(v, from, 'string') as string, fields, options, variantFields)));
 }
 
 /** to_json(struct | array | map): typed STRING, of a value whose full type it writes by. */
@@ -482,32 +463,23 @@ export function compileToJson(e: CallExpr, c: CallCompiler): CompiledExpr {
   const options = e.args[1] ? jsonOptions(e, e.args[1], c) : {};
   if (a.type === 'array' || a.type === 'map') {
     const f = fieldOfType('to_json', a);
-    return {
-      type: 'string',
-      eval: (r, x) => {
-        const v = a.eval(r, x);
-        if (v === null || v === undefined) return null;
-        const s = collectionToJson(v, f, options);
-        checkStringLength('to_json()', s.length);
-        return s;
-      },
-    };
+    return mapped({ type: 'string' }, a, (v) => {
+      if (v === null || v === undefined) return null;
+      const s = collectionToJson(v, f, options);
+      checkStringLength('to_json()', s.length);
+      return s;
+    });
   }
   // Spark's StructsToJson of a VARIANT: Variant.toJson (no options apply).
   if (a.type === 'variant') {
-    const get = a.eval;
-    return { type: 'string', eval: (r, x) => { const v = get(r, x); return v === null || v === undefined ? null : variantToJson(v as Variant); } };
+    return mapped({ type: 'string' }, a, (v) => (v === null || v === undefined ? null : variantToJson(v as Variant)));
   }
   if (a.type !== 'struct') c.fail(e, `to_json() takes a struct (such as from_json(...) or window), an array or a map, got ${a.type}`);
   const fields = a.fields ?? [];
-  return {
-    type: 'string',
-    eval: (r, x) => {
-      const v = a.eval(r, x) as Record<string, unknown> | null;
-      if (v === null || v === undefined) return null;
-      const s = toJson(v, fields, options);
-      checkStringLength('to_json()', s.length);
-      return s;
-    },
-  };
+  return mapped({ type: 'string' }, a, (v) => {
+    if (v === null || v === undefined) return null;
+    const s = toJson(v as Record<string, unknown>, fields, options);
+    checkStringLength('to_json()', s.length);
+    return s;
+  });
 }

@@ -8,7 +8,8 @@ import { RecordExpressionError } from '../errors';
 import type { Field } from '../types';
 import { fieldOfDataType } from './data-types';
 import type { Expr } from './expression';
-import type { CallExpr, CompiledExpr, FunctionDef } from './function-types';
+import type { CallExpr, FunctionDef } from './function-types';
+import { compiled, mapped } from './compiled-expr';
 import { parseDataType } from './parser/data-type-parser';
 import { castsWithVariant, toVariant } from './variant-casts';
 import { parseVariant, parseVariantPath, schemaOfVariant, schemaText, variantAt, VariantParseError, type Variant, type VariantPathSegment } from './variant';
@@ -70,10 +71,9 @@ function variantGet(fn: 'variant_get' | 'try_variant_get'): FunctionDef {
       const literal = pathArg.kind === 'literal' && typeof pathArg.value === 'string' ? pathArg.value : undefined;
       const fixed = literal === undefined ? undefined : parseVariantPath(literal);
       if (literal !== undefined && fixed === undefined) c.fail(e, `[INVALID_VARIANT_GET_PATH] The path \`${literal}\` is not a valid variant extraction path in \`${fn}\`.`, 'INVALID_VARIANT_GET_PATH');
-      const [getV, getP] = [v.eval, p.eval];
-      return {
-        type: 'variant',
-        eval: (r, x) => {
+      return compiled({ type: 'variant' }, () => {
+        const [getV, getP] = [v.eval, p.eval];
+        return (r, x) => {
           const value = getV(r, x) as Variant | null;
           if (value === null || value === undefined) return null;
           let path: VariantPathSegment[] | undefined = fixed;
@@ -83,8 +83,8 @@ function variantGet(fn: 'variant_get' | 'try_variant_get'): FunctionDef {
             path = parseVariantPath(String(text)) ?? invalidPath(String(text), fn);
           }
           return variantAt(value, path) ?? null;
-        },
-      } satisfies CompiledExpr;
+        };
+      });
     },
   };
 }
@@ -119,8 +119,8 @@ export const VARIANT_FUNCTIONS: Record<string, FunctionDef> = {
       if ((a.type !== 'struct' && a.type !== 'map' && a.type !== 'array') || !castsWithVariant(a)) {
         c.mismatch(e, 'CAST_WITHOUT_SUGGESTION', `cannot cast "${a.type.toUpperCase()}" to "VARIANT".`, 'to_variant_object() takes a STRUCT, a MAP with STRING keys or an ARRAY');
       }
-      const [convert, get] = [toVariant(a), a.eval];
-      return { type: 'variant', eval: (r, x) => { const v = get(r, x); return v === null || v === undefined ? null : convert(v); } };
+      const convert = toVariant(a);
+      return mapped({ type: 'variant' }, a, (v) => (v === null || v === undefined ? null : convert(v)));
     },
   },
 };

@@ -135,6 +135,12 @@ function adaptGrammar(atn: ATN): Set<number> {
   };
   const [nonReservedState, k, nonReserved] = setStep('nonReserved');
   nonReservedState.transitions[k] = new SetTransition(nonReserved.target, nonReserved.label.subtract(setStep('ansiNonReserved')[2].label));
+  // Spark's strictIdentifier with ANSI off takes nonReserved, not ansiNonReserved: the
+  // strict-non-reserved keywords of ansiNonReserved (ANTI, SEMI, MINUS) are no table alias, so
+  // `t SEMI JOIN u` is a semi join and `… FROM t MINUS SELECT …` a set operation. A name
+  // elsewhere (identifier) still takes them, through strictNonReserved.
+  const [ansiState, a, ansiNonReserved] = setStep('ansiNonReserved');
+  ansiState.transitions[a] = new SetTransition(ansiNonReserved.target, ansiNonReserved.label.subtract(setStep('strictNonReserved')[2].label));
 
   // Spark's `columnReference: identifier` (see SparkParser.columnNamePath): the call of
   // multipartIdentifier in columnNamePath becomes a call of errorCapturingIdentifier, with its
