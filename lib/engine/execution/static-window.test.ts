@@ -70,6 +70,9 @@ describe('window functions on a static side', () => {
     const side = (w: string) => `SELECT e.id FROM events e JOIN (SELECT region, ${w} AS x FROM regions) d ON e.region = d.region`;
     expect(await errorOf(side('rank() OVER (PARTITION BY region)'))).toMatch(/^\[_LEGACY_ERROR_TEMP_1037\] Window function rank\(\) requires window to be ordered/);
     expect(await errorOf(side('row_number() OVER (ORDER BY weight ROWS BETWEEN 1 PRECEDING AND CURRENT ROW)'))).toMatch(/^\[_LEGACY_ERROR_TEMP_1036\]/);
+    // CumeDist's own frame is RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW, which it takes written; RowNumber's ROWS it refuses.
+    expect(await errorOf(side('cume_dist() OVER (ORDER BY weight ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)'))).toMatch(/^\[_LEGACY_ERROR_TEMP_1036\] .*required frame RANGE BETWEEN/);
+    expect(await errorOf(side('cume_dist() OVER (ORDER BY weight RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)'))).toBe('');
     expect(await errorOf(side('count(*) OVER (ORDER BY weight RANGE BETWEEN 1 FOLLOWING AND 1 PRECEDING)'))).toMatch(/^\[DATATYPE_MISMATCH.SPECIFIED_WINDOW_FRAME_WRONG_COMPARISON\]/);
     expect(await errorOf(side('count(*) OVER (PARTITION BY region RANGE BETWEEN CURRENT ROW AND 1 FOLLOWING)'))).toMatch(/^\[DATATYPE_MISMATCH.RANGE_FRAME_WITHOUT_ORDER\]/);
     expect(await errorOf(side('count(*) OVER (ORDER BY weight, region RANGE BETWEEN CURRENT ROW AND 1 FOLLOWING)'))).toMatch(/^\[DATATYPE_MISMATCH.RANGE_FRAME_MULTI_ORDER\]/);

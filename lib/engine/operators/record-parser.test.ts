@@ -4,6 +4,7 @@ import { encodeRows } from '../sinks/files-sink';
 import type { Schema } from '../types';
 import { CsvLineParser, JsonLineParser, splitCsvLine } from './record-parser';
 import { convertValue } from '../sources/value-conversion';
+import { variantToJson, type Variant } from '../query/variant';
 
 const SCHEMA: Schema = [
   { name: 'id', type: 'long' },
@@ -151,5 +152,27 @@ describe('INT, SMALLINT and TINYINT columns', () => {
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe('a VARIANT column of JSON lines', () => {
+  const parser = new JsonLineParser([{ name: 'id', type: 'long' }, { name: 'payload', type: 'variant' }]);
+  const payload = (line: string) => {
+    const r = parser.parse(line);
+    if (!r.ok) throw new Error(r.reason);
+    return r.row.payload === null ? null : variantToJson(r.row.payload as Variant);
+  };
+
+  it("is the field's JSON as Spark's JacksonParser builds it: every digit kept, a JSON null a variant null, a missing field NULL", () => {
+    expect(payload('{"id": 1, "payload": {"n": 12345678901234567890, "d": 1.50, "b": [true, null, 1e3]}}')).toBe('{"b":[true,null,1000.0],"d":1.5,"n":12345678901234567890}');
+    expect(payload('{"payload": 9007199254740993, "id": 2}')).toBe('9007199254740993');
+    expect(payload('{"id": 3, "payload": null}')).toBe('null');
+    expect(payload('{"id": 4}')).toBeNull();
+    // A key twice at the line's level keeps the last, as a struct's field; inside the value it is a bad line.
+    expect(payload('{"payload": 1, "payload": "x"}')).toBe('"x"');
+    expect(parser.parse('{"payload": {"a": 1, "a": 2}}')).toMatchObject({ ok: false, reason: expect.stringMatching(/VARIANT_DUPLICATE_KEY/) });
+    // Read by column (a pushed filter reads the parsed line): the variant, never the plain JSON value.
+    const src = parser.parseObject('{"id": 5, "payload": {"a": 1}}') as Record<string, unknown>;
+    expect(parser.typedObject(src)).toBe(false);
   });
 });

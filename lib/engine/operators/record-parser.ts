@@ -18,6 +18,7 @@ import { fitsLong, fitsWidth, toLong, type IntegralBits } from '../query/long';
 import { floatFromLong } from '../query/float';
 import { nonFiniteDouble } from '../query/sql-values';
 import { parseJsonRecordText, stringifyJson } from '../json-text';
+import { parseVariantMembers, VariantParseError, type Variant } from '../query/variant';
 
 /** A JSON value as a message shows it (a bigint, which JSON.stringify refuses, as its digits). */
 const describe = (v: unknown): string => stringifyJson(v);
@@ -85,7 +86,7 @@ export function coerceField(v: unknown, field: Field, fromText: boolean): { ok: 
     case 'day_time_interval': case 'year_month_interval':
       return readInterval(v, field);
     // A CalendarInterval is no column type (fieldOfDataType).
-    // A VARIANT is no source column type (variantColumnRefusal).
+    // A VARIANT column's value is the line's member as a variant (JsonLineParser.parseObject).
     case 'unknown': case 'calendar_interval': case 'variant':
     default:
       return { ok: true, value: v };
@@ -135,6 +136,8 @@ export class JsonLineParser {
   private readonly longs: string[];
   /** Whether a parsed line can stand in for its row when read by column (see `typedObject`). */
   private readonly readableAsRow: boolean;
+  /** The VARIANT columns, whose values a line is read again for, exactly (parseVariantMembers). */
+  private readonly variants: string[];
   constructor(schema: Schema, columns?: readonly string[]) {
     const fields = materialized(schema, columns);
     this.names = fields.map((f) => f.name);
@@ -143,6 +146,7 @@ export class JsonLineParser {
     this.longs = fields.filter(holdsLong).map((f) => f.name);
     this.ownOnly = this.names.map(inherited);
     this.readableAsRow = !this.ownOnly.includes(true);
+    this.variants = fields.filter((f) => f.type === 'variant').map((f) => f.name);
   }
 
   parse(line: string): ParseResult {
@@ -159,7 +163,28 @@ export class JsonLineParser {
       return `malformed JSON: ${(e as Error).message}`;
     }
     if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) return 'expected a JSON object per line';
+    if (this.variants.length > 0) return this.withVariants(line, obj as Record<string, unknown>);
     return obj as Record<string, unknown>;
+  }
+
+  /**
+   * The line's object with each VARIANT column's member replaced by its variant, built from the
+   * line's text as Spark's JacksonParser builds it (every digit of a number kept; a JSON null a
+   * variant null, a missing member NULL); a key written twice inside the value makes the line bad.
+   */
+  private withVariants(line: string, obj: Record<string, unknown>): Record<string, unknown> | string {
+    let members: ReadonlyMap<string, Variant>;
+    try {
+      members = parseVariantMembers(line);
+    } catch (e) {
+      if (e instanceof VariantParseError) return e.message;
+      throw e;
+    }
+    for (const name of this.variants) {
+      const v = members.get(name);
+      if (v !== undefined) obj[name] = v;
+    }
+    return obj;
   }
 
   /**

@@ -29,7 +29,7 @@ import { someExpression } from './parser/expression-tree';
 import type { Expression } from './parser/unresolved-plan';
 import { hllAdd, hllCreate, hllEstimate, precisionFor } from '../operators/hyper-log-log';
 import {
-  bitAggregate, boolAggregate, collect, countIf, extremumBy, firstLast, isMergeableCollect, listAgg, mergeCollect, SKIP_ROW, tryAvgLong, trySumLong, updateCollect, type CollectOp,
+  bitAggregate, boolAggregate, collect, countIf, extremumBy, firstLast, isMergeableCollect, listAgg, mergeCollect, schemaOfVariantAgg, SKIP_ROW, tryAvgLong, trySumLong, updateCollect, type CollectOp,
 } from './collect-aggregates';
 import { elementOf, fieldOfType, holdsVariant, isOrderable, typeText, type TypeInfo } from './data-types';
 import { compareValues } from './ordering';
@@ -366,6 +366,7 @@ export const AGGREGATE_FUNCTIONS: Readonly<Record<string, { min: number; max: nu
   bitmap_construct_agg: { min: 1, max: 1 }, bitmap_or_agg: { min: 1, max: 1 }, count_min_sketch: { min: 4, max: 4 },
   hll_sketch_agg: { min: 1, max: 2 }, hll_union_agg: { min: 1, max: 2 },
   listagg: { min: 1, max: 2 }, string_agg: { min: 1, max: 2 },
+  schema_of_variant_agg: { min: 1, max: 1 },
 };
 
 const AGGREGATE_FUNCTION_NAMES: readonly string[] = Object.keys(AGGREGATE_FUNCTIONS);
@@ -710,6 +711,11 @@ function resolve(name: string, call: AggregateCall, text: string): AggregateFunc
       arity(1);
       needBoolean(arg!);
       return countIf;
+    case 'schema_of_variant_agg':
+      arity(1);
+      // Spark's ExpectsInputTypes(VARIANT): no other type is cast to one, a NULL neither.
+      if (arg!.type !== 'variant') fail(`the first parameter of schema_of_variant_agg requires the "VARIANT" type, got ${typeText(arg!)}; read the text with parse_json(…)`, 'DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE');
+      return schemaOfVariantAgg;
     case 'bool_and':
     case 'every':
     case 'bool_or':

@@ -20,6 +20,7 @@ import type { Field } from '../types';
 import { fieldOfType, typeOfField } from './data-types';
 import type { Expr } from './expression';
 import type { CallCompiler, CallExpr, CompiledExpr } from './function-types';
+import { mapped } from './compiled-expr';
 
 type Resolver = ReturnType<AvroCodec['type']['createResolver']>;
 
@@ -105,13 +106,7 @@ export function compileFromAvro(e: CallExpr, c: CallCompiler): CompiledExpr {
   if (t.type !== 'binary' && t.type !== 'null') c.fail(e, `from_avro() reads Avro binary (such as a Kafka value), got ${t.type}`);
   const plan = planFromAvro(schema.value, opts);
   if (typeof plan === 'string') c.fail(e, plan);
-  return {
-    ...typeOfField(plan.field),
-    eval: (r, x) => {
-      const v = t.eval(r, x);
-      return v === null || v === undefined ? null : plan.read(v as Uint8Array);
-    },
-  };
+  return mapped(typeOfField(plan.field), t, (v) => (v === null || v === undefined ? null : plan.read(v as Uint8Array)));
 }
 
 /** to_avro(data [, 'avro schema']): written by the schema given, or by the one of `data`'s full type. */
@@ -121,11 +116,5 @@ export function compileToAvro(e: CallExpr, c: CallCompiler): CompiledExpr {
   const a = c.compile(data);
   const codec = planToAvro(fieldOfType('value', a), schema?.kind === 'literal' ? (schema.value as string) : undefined);
   if (typeof codec === 'string') c.fail(e, codec);
-  return {
-    type: 'binary',
-    eval: (r, x) => {
-      const v = a.eval(r, x);
-      return v === null || v === undefined ? null : writeAvro(codec, v);
-    },
-  };
+  return mapped({ type: 'binary' }, a, (v) => (v === null || v === undefined ? null : writeAvro(codec, v)));
 }

@@ -18,19 +18,22 @@
  *   is still NULL). try_avg of integers: [sum, count], the sum a DOUBLE as Spark's Average
  *   keeps it, which does not overflow. Of doubles and decimals they are sum and avg (a decimal
  *   sum that outgrows its type is already NULL).
+ * - schema_of_variant_agg: the merged schema of the non-NULL variants (variant.ts's
+ *   VariantSchema, plain objects), VOID before the first.
  */
 import { encodeKey } from '../state/state-value-codec';
 import type { AggregateFunction } from './function-types';
 import { bigOf, LONG_MAX, LONG_MIN, toLong, type Long } from './long';
 import { compareValues } from './ordering';
+import { mergeVariantSchema, schemaOfVariant, schemaText, type Variant, type VariantSchema } from './variant';
 
 const COLLECT_LIST = 200, COLLECT_SET = 201, FIRST = 202, FIRST_IGNORE_NULLS = 203, LAST = 204, LAST_IGNORE_NULLS = 205;
 const COUNT_IF = 206, BOOL_AND = 207, BOOL_OR = 208, MIN_BY = 209, MAX_BY = 210, TRY_SUM_LONG = 211, TRY_AVG_LONG = 212;
-const BIT_AND = 213, BIT_OR = 214, BIT_XOR = 215, LISTAGG = 216;
+const BIT_AND = 213, BIT_OR = 214, BIT_XOR = 215, LISTAGG = 216, SCHEMA_OF_VARIANT = 217;
 export type CollectOp =
   | typeof COLLECT_LIST | typeof COLLECT_SET | typeof FIRST | typeof FIRST_IGNORE_NULLS | typeof LAST | typeof LAST_IGNORE_NULLS
   | typeof COUNT_IF | typeof BOOL_AND | typeof BOOL_OR | typeof MIN_BY | typeof MAX_BY | typeof TRY_SUM_LONG | typeof TRY_AVG_LONG
-  | typeof BIT_AND | typeof BIT_OR | typeof BIT_XOR | typeof LISTAGG;
+  | typeof BIT_AND | typeof BIT_OR | typeof BIT_XOR | typeof LISTAGG | typeof SCHEMA_OF_VARIANT;
 
 /**
  * The argument value of a row that FILTER (WHERE …) leaves out, for first and last, which
@@ -121,6 +124,8 @@ export function updateCollect(op: CollectOp, b: unknown, v: unknown): unknown {
       const x = bigOf(b as Long), y = bigOf(v as Long);
       return toLong(op === BIT_AND ? x & y : op === BIT_OR ? x | y : x ^ y);
     }
+    case SCHEMA_OF_VARIANT:
+      return v === null || v === undefined ? b : mergeVariantSchema(b as VariantSchema, schemaOfVariant(v as Variant));
     // Spark's Average of an integer sums in a DOUBLE, which does not overflow. A buffer an earlier
     // Weir kept (the exact sum, a bigint; false once past BIGINT's range) reads as its sum.
     case TRY_AVG_LONG: {
@@ -139,7 +144,7 @@ export function isMergeableCollect(op: CollectOp): boolean {
     case COUNT_IF: case BOOL_AND: case BOOL_OR: case BIT_AND: case BIT_OR: case BIT_XOR:
     case FIRST: case FIRST_IGNORE_NULLS: case LAST: case LAST_IGNORE_NULLS:
       return true;
-    case COLLECT_LIST: case COLLECT_SET: case MIN_BY: case MAX_BY: case TRY_SUM_LONG: case TRY_AVG_LONG: case LISTAGG:
+    case COLLECT_LIST: case COLLECT_SET: case MIN_BY: case MAX_BY: case TRY_SUM_LONG: case TRY_AVG_LONG: case LISTAGG: case SCHEMA_OF_VARIANT:
       return false;
   }
 }
@@ -157,7 +162,7 @@ export function mergeCollect(op: CollectOp, b: unknown, p: unknown): unknown {
       return (b as [boolean, unknown])[0] ? b : p;
     case LAST: case LAST_IGNORE_NULLS:
       return (p as [boolean, unknown])[0] ? p : b;
-    case COLLECT_LIST: case COLLECT_SET: case MIN_BY: case MAX_BY: case TRY_SUM_LONG: case TRY_AVG_LONG: case LISTAGG:
+    case COLLECT_LIST: case COLLECT_SET: case MIN_BY: case MAX_BY: case TRY_SUM_LONG: case TRY_AVG_LONG: case LISTAGG: case SCHEMA_OF_VARIANT:
       throw new Error(`Internal: aggregate op ${op} has no merge`);
   }
 }
@@ -215,6 +220,16 @@ export function firstLast(name: string, last: boolean, ignoreNulls: boolean, sha
   const op = last ? (ignoreNulls ? LAST_IGNORE_NULLS : LAST) : ignoreNulls ? FIRST_IGNORE_NULLS : FIRST;
   return { name, ...shape, op, init: () => [false, null], result: (b) => (b as [boolean, unknown])[1] };
 }
+
+/**
+ * Spark 4's SchemaOfVariantAgg: schema_of_variant's text of the schema that every non-NULL
+ * variant's merges into (SchemaOfVariant.mergeSchema), `VOID` for a group with none (never NULL).
+ */
+export const schemaOfVariantAgg: AggregateFunction = {
+  name: 'schema_of_variant_agg', resultType: 'string', op: SCHEMA_OF_VARIANT,
+  init: (): VariantSchema => ({ kind: 'void' }),
+  result: (b) => schemaText(b as VariantSchema),
+};
 
 export const countIf: AggregateFunction = { name: 'count_if', resultType: 'long', op: COUNT_IF, init: () => 0, result: (b) => b };
 

@@ -6,6 +6,7 @@
 import type { Expr } from './expression';
 import { nums, unified } from './function-args';
 import type { FunctionDef } from './function-types';
+import { compiled, typeOfCompiled } from './compiled-expr';
 import { unifyTypes, widerTypeForTwo, type ExprType } from './sql-values';
 
 /** The INT literal 0. */
@@ -33,14 +34,14 @@ export const CONDITIONAL_FUNCTIONS: Record<string, FunctionDef> = {
       // returned as it is.
       const eq: Expr = { kind: 'binary', op: '=', left: { ...e.args[0] }, right: { ...e.args[1] }, pos: e.pos };
       const { l, r, test } = c.comparison(eq, eq.left, eq.right, '=');
-      return {
-        ...a,
-        eval: (row, ctx) => {
-          const x = l.eval(row, ctx);
-          const y = x === null ? null : r.eval(row, ctx);
-          return x !== null && y !== null && test(x, y) ? null : a.eval(row, ctx);
-        },
-      };
+      return compiled(typeOfCompiled(a), () => {
+        const [left, right, value] = [l.eval, r.eval, a.eval];
+        return (row, ctx) => {
+          const x = left(row, ctx);
+          const y = x === null ? null : right(row, ctx);
+          return x !== null && y !== null && test(x, y) ? null : value(row, ctx);
+        };
+      });
     },
   },
   if: {
@@ -69,6 +70,8 @@ export const CONDITIONAL_FUNCTIONS: Record<string, FunctionDef> = {
   // NULL a FLOAT.
   nanvl: {
     min: 2, max: 2, nullIntolerant: false, type: (a) => (nums(a) ? 'takes DOUBLE or FLOAT arguments (DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE)' : 'double'), impl: ([a, b]) => (a === null ? null : Number.isNaN(a) ? b : a),
-    typed: (_e, [a, b]) => (a?.float32 && (b?.float32 || b?.type === 'null') ? { type: 'double', float32: true, eval: (row, ctx) => { const x = a.eval(row, ctx); return x === null || !Number.isNaN(x) ? x : b.eval(row, ctx); } } : undefined),
+    typed: (_e, [a, b]) => (a?.float32 && (b?.float32 || b?.type === 'null')
+      ? compiled({ type: 'double', float32: true }, () => { const [x, y] = [a.eval, b.eval]; return (row, ctx) => { const v = x(row, ctx); return v === null || !Number.isNaN(v) ? v : y(row, ctx); }; })
+      : undefined),
   },
 };

@@ -21,6 +21,7 @@ import { encodeKey } from '../state/state-value-codec';
 import type { Row } from '../types';
 import type { Expr } from './expression';
 import type { CompiledExpr, EvalContext } from './function-types';
+import { compiled } from './compiled-expr';
 import type { ScalarSubquery } from './logical-plan';
 import { planningBinding } from './planning-binding';
 
@@ -95,13 +96,13 @@ export function compileOuterReference(e: Extract<Expr, { kind: 'outerReference' 
 
 /** A correlated scalar subquery, its outer values compiled as `outer`: the value computed for the row's values. */
 export function compileCorrelatedSubquery(s: ScalarSubquery, outer: readonly CompiledExpr[]): CompiledExpr {
+  // The values are bound where the query is compiled; the outer values' evaluators are built with this one's.
   const values = boundValues.current();
-  const evals = outer.map((o) => o.eval);
-  return {
-    ...s.type,
-    eval: (row: Row, ctx: EvalContext) => {
+  return compiled(s.type, () => {
+    const evals = outer.map((o) => o.eval);
+    return (row: Row, ctx: EvalContext) => {
       if (!values) throw new Error(`Internal: scalar-subquery#${s.id} compiled outside an operator that evaluates it`);
       return values.get(s, outerValuesKey(evals.map((f) => f(row, ctx))));
-    },
-  };
+    };
+  });
 }

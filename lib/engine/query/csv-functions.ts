@@ -15,10 +15,11 @@ import { typeText } from './data-types';
 import { referencedColumns, type Expr } from './expression';
 import { compiledByHook, foldedText } from './function-args';
 import type { CallCompiler, CallExpr, CompiledExpr, FunctionDef } from './function-types';
+import { mapped } from './compiled-expr';
 import { checkOptionsMap, parseDdlSchema } from './json-functions';
 import { formatWithPattern, parseWithPattern, tokenizePattern } from './datetime-patterns';
 import { MAX_PRECISION } from './decimal';
-import { castValue } from './sql-values';
+import { binaryHexText, castValue } from './sql-values';
 import { checkStringLength } from './value-limits';
 
 interface CsvOptions extends CsvFormat {
@@ -68,9 +69,14 @@ function datetimePattern(e: CallExpr, option: string, p: string, c: CallCompiler
   return tokens;
 }
 
-/** A DATE or TIMESTAMP field as to_csv writes it by dateFormat or timestampFormat, when given. */
-function datetimeText(v: unknown, f: Field, o: CsvOptions): string | undefined {
+/**
+ * A field whose text to_csv writes otherwise than a sink row renders it: a DATE or TIMESTAMP by
+ * dateFormat or timestampFormat, when given, and a BINARY as Spark 4's UnivocityGenerator
+ * writes it under the default binary style, its bytes in hex (`[45 61]`).
+ */
+function csvOwnText(v: unknown, f: Field, o: CsvOptions): string | undefined {
   if (v === null || v === undefined) return undefined;
+  if (f.type === 'binary') return binaryHexText(v as Uint8Array);
   if (f.type === 'date' && o.dateFormat) return formatWithPattern((v as number) * 86_400_000, o.dateFormat);
   if (f.type === 'timestamp' && !f.ntz && o.timestampFormat) return formatWithPattern(v as number, o.timestampFormat);
   return undefined;
@@ -112,21 +118,16 @@ function compileFromCsv(e: CallExpr, c: CallCompiler): CompiledExpr {
   const options = csvOptions(e, optionsArg, c);
   const t = c.compile(text);
   if (t.type !== 'string' && t.type !== 'null') c.fail(e, `from_csv() reads a string, got ${typeText(t)}`);
-  return {
-    type: 'struct',
-    fields,
-    eval: (r, x) => {
-      const v = t.eval(r, x);
-      if (v === null || v === undefined) return null;
-      const parts = splitCsvLine(String(v), options) ?? [];
-      const out: Record<string, unknown> = {};
-      fields.forEach((f, i) => {
-        const s = parts[i];
-        out[f.name] = s === undefined || s === options.nullValue ? null : readField(s, f, options);
-      });
-      return out;
-    },
-  };
+  return mapped({ type: 'struct', fields }, t, (v) => {
+    if (v === null || v === undefined) return null;
+    const parts = splitCsvLine(String(v), options) ?? [];
+    const out: Record<string, unknown> = {};
+    fields.forEach((f, i) => {
+      const s = parts[i];
+      out[f.name] = s === undefined || s === options.nullValue ? null : readField(s, f, options);
+    });
+    return out;
+  });
 }
 
 /** to_csv(struct[, options]): its fields' text as one CSV line, NULL as nullValue. */
@@ -135,19 +136,16 @@ function compileToCsv(e: CallExpr, c: CallCompiler): CompiledExpr {
   if (a.type !== 'struct') c.fail(e, `to_csv() takes a struct, got ${typeText(a)} (DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE)`);
   const fields = flatFields(e, a.fields ?? [], c);
   const options = csvOptions(e, e.args[1], c);
-  return {
-    type: 'string',
-    eval: (r, x) => {
-      const v = a.eval(r, x) as Record<string, unknown> | null;
-      if (v === null || v === undefined) return null;
-      const line = fields.map((f) => {
-        const s = datetimeText(v[f.name], f, options) ?? renderText(v[f.name], f);
-        return s === null ? options.nullValue : csvField(s, options);
-      }).join(options.sep);
-      checkStringLength('to_csv()', line.length);
-      return line;
-    },
-  };
+  return mapped({ type: 'string' }, a, (raw) => {
+    const v = raw as Record<string, unknown> | null;
+    if (v === null || v === undefined) return null;
+    const line = fields.map((f) => {
+      const s = csvOwnText(v[f.name], f, options) ?? renderText(v[f.name], f);
+      return s === null ? options.nullValue : csvField(s, options);
+    }).join(options.sep);
+    checkStringLength('to_csv()', line.length);
+    return line;
+  });
 }
 
 /** What schema_of_csv reads beside the line's format (Spark's CSVOptions of the same names). */

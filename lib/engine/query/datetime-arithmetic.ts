@@ -23,6 +23,8 @@
  * rounding are interval-utils.ts's.
  */
 import type { CompiledExpr } from './function-types';
+import { compiled } from './compiled-expr';
+import type { TypeInfo } from './data-types';
 import { bigOf, toLong, type Long } from './long';
 import { isInterval, type ExprType } from './sql-values';
 import {
@@ -42,24 +44,22 @@ const isDatetime = (t: ExprType) => t === 'date' || t === 'timestamp';
 const isNumber = (t: ExprType) => t === 'long' || t === 'double' || t === 'decimal';
 
 /** `f` of `c`'s non-NULL values (NULL for NULL). */
-export function nullSafeUnary(c: CompiledExpr, f: (v: unknown) => unknown): Pick<CompiledExpr, 'eval'> {
-  const get = c.eval;
-  return { eval: (r, x) => { const v = get(r, x); return v === null ? null : f(v); } };
+export function nullSafeUnary(result: TypeInfo, c: CompiledExpr, f: (v: unknown) => unknown): CompiledExpr {
+  return compiled(result, () => { const get = c.eval; return (r, x) => { const v = get(r, x); return v === null ? null : f(v); }; });
 }
 
 /** `l op r` of two non-NULL operands, NULL when either is NULL (the compiler's arithmetic uses it too). */
-export function nullSafeBinary(result: Omit<CompiledExpr, 'eval'>, l: CompiledExpr, r: CompiledExpr, f: Value): CompiledExpr {
-  const le = l.eval;
-  const re = r.eval;
-  return {
-    ...result,
-    eval: (row, c) => {
+export function nullSafeBinary(result: TypeInfo, l: CompiledExpr, r: CompiledExpr, f: Value): CompiledExpr {
+  return compiled(result, () => {
+    const le = l.eval;
+    const re = r.eval;
+    return (row, c) => {
       const a = le(row, c);
       if (a === null) return null;
       const b = re(row, c);
       return b === null ? null : f(a, b);
-    },
-  };
+    };
+  });
 }
 
 const asTimestamp = (c: CompiledExpr): ((v: unknown) => unknown) => (c.type === 'date' ? (v) => timestampFromDate(v as number) : (v) => v);

@@ -22,6 +22,7 @@ import { dateFromTimestamp, dateOf, DAY_MS, parseDate, timestampFromDate, utc } 
 import type { DecimalType } from './decimal';
 import { isStr, nums, str } from './function-args';
 import type { CallCompiler, CallExpr, CompiledExpr, FunctionDef } from './function-types';
+import { compiled } from './compiled-expr';
 import type { Expr } from './expression';
 import { formatWithPattern, parseDatetime, tokenizePattern } from './datetime-patterns';
 import { fromWallClock, offsetAt, zoneOf, type Zone } from './time-zones';
@@ -372,16 +373,15 @@ function makeInterval(): FunctionDef {
     typed: (_e: CallExpr, args: CompiledExpr[]): CompiledExpr | undefined => {
       const bad = args.findIndex((a) => !isNumeric(a.type) && a.type !== 'decimal');
       if (bad >= 0) return undefined;
-      const evals = args.map((a) => a.eval);
-      return {
-        type: 'calendar_interval',
-        eval: (r, c) => {
+      return compiled({ type: 'calendar_interval' }, () => {
+        const evals = args.map((a) => a.eval);
+        return (r, c) => {
           const v = evals.map((f) => f(r, c));
           if (v.some((x) => x === null)) return null;
           const part = (i: number) => Number(v[i] ?? 0);
           return makeCalendarInterval(part(0), part(1), part(2), part(3), part(4), part(5), (v[6] ?? 0n) as bigint);
-        },
-      };
+        };
+      });
     },
   };
 }

@@ -386,6 +386,9 @@ export class ExpressionBuilder {
         if (x.kind === 'Literal' && typeof x.value === 'string' && this.charBefore(x.pos.start) === '.') return { kind: 'field', arg: child, field: x.value, pos };
         return { kind: 'call', name: 'get', args: [child, this.build(x)], subscript: true, pos };
       }
+      case 'SemiStructuredExtract':
+        // Spark's ExtractSemiStructuredFields: variant_get(v, path) of a VARIANT, checked when typed (variant-functions.ts).
+        return { kind: 'call', name: 'variant_get', args: [this.build(e.child), { kind: 'literal', value: e.field, type: 'string', pos }], variantPath: true, pos };
       case 'ScalarSubquery':
         if (this.scalarSubquery) return this.scalarSubquery(e.plan, pos);
         throw notSupportedYet('A scalar subquery here', pos, 'write it in the select list, WHERE, GROUP BY or HAVING of the query');

@@ -1,6 +1,8 @@
 /**
  * Compiles the safe Expr AST into closures over a row, type-checking against the input schema
- * on the way (analysis happens at validation, not per row). Semantics follow Spark SQL with
+ * on the way (analysis happens at validation, not per row). Each node's analysis (its type, its
+ * checks, the implicit casts it applies) runs here; its evaluator is built apart, when physical
+ * planning first reads it (compiled-expr.ts), so that typing a query builds none. Semantics follow Spark SQL with
  * ANSI mode off: three-valued logic (NULL AND false = false, NULL OR true = true), NULL in
  * arithmetic or comparison yields NULL, `/` is always double and x/0 is NULL, failed string
  * conversions yield NULL. Column names resolve case-insensitively, as in Spark.
@@ -22,6 +24,7 @@ import { mapKeyText, mapKeyValue } from './map-keys';
 import { asFloat, floatFromLong, formatFloat } from './float';
 import { castTypeText, exprToString, structFieldName, type Expr, type SqlType } from './expression';
 import type { CallExpr, CallRewrite, CollectionFunctionDef, CompiledExpr, Evaluator, FunctionDef } from './function-types';
+import { compiled, mapped, retyped, typeOfCompiled } from './compiled-expr';
 
 export type { CompiledExpr, EvalContext, Evaluator } from './function-types';
 import { cannotResolveRoutine, REFUSED_FUNCTIONS } from './misc-functions';
@@ -65,9 +68,8 @@ function widensToNTZ(ts: TypeInfo[]): boolean {
 
 /** A TIMESTAMP_NTZ `c` as a TIMESTAMP: the same milliseconds, Weir's session time zone being UTC. */
 function asTimestamp(c: CompiledExpr): CompiledExpr {
-  const out = { ...c };
-  delete out.ntz;
-  return out;
+  const { ntz: _ntz, ...type } = typeOfCompiled(c);
+  return retyped(c, type);
 }
 
 /**
@@ -77,10 +79,10 @@ function asTimestamp(c: CompiledExpr): CompiledExpr {
  */
 function castToTimestampNTZ(e: Expr, a: CompiledExpr, compiler: { mismatch(e: Expr, subclass: string, detail: string, todo: string): never }): CompiledExpr {
   if (a.ntz) return a;
-  const get = a.eval;
-  if (a.type === 'null' || a.type === 'timestamp') return { type: 'timestamp', ntz: true, eval: get };
-  if (a.type === 'date') return { type: 'timestamp', ntz: true, eval: (r, c) => castValue(get(r, c), 'date', 'timestamp') };
-  if (a.type === 'string') return { type: 'timestamp', ntz: true, eval: (r, c) => { const v = get(r, c); return v === null ? null : parseTimestampLiteral(String(v), true); } };
+  const ntz: TypeInfo = { type: 'timestamp', ntz: true };
+  if (a.type === 'null' || a.type === 'timestamp') return retyped(a, ntz);
+  if (a.type === 'date') return mapped(ntz, a, (v) => castValue(v, 'date', 'timestamp'));
+  if (a.type === 'string') return mapped(ntz, a, (v) => (v === null ? null : parseTimestampLiteral(String(v), true)));
   return compiler.mismatch(e, 'CAST_WITHOUT_SUGGESTION', `cannot cast "${typeText(a)}" to "TIMESTAMP_NTZ".`, `Cannot cast ${typeText(a)} to TIMESTAMP_NTZ.`);
 }
 
@@ -95,28 +97,26 @@ function textOf(c: TypeInfo): (v: unknown) => unknown {
 /** `c` converted to `to` (a decimal of type `dec`) at run time; `c` itself when it already is. */
 function convert(c: CompiledExpr, to: ExprType, dec?: DecimalType): CompiledExpr {
   if (to === 'string' && c.float32) {
-    const get = c.eval;
     const text = textOf(c);
-    return { type: 'string', eval: (r, x) => text(get(r, x)) };
+    return compiled({ type: 'string' }, () => { const get = c.eval; return (r, x) => text(get(r, x)); });
   }
   if (c.type === to && (to !== 'decimal' || (c.decimal!.precision === dec!.precision && c.decimal!.scale === dec!.scale))) return c;
-  if (c.type === 'null') return { ...c, type: to, ...(dec ? { decimal: dec } : {}) };
+  if (c.type === 'null') return retyped(c, { ...typeOfCompiled(c), type: to, ...(dec ? { decimal: dec } : {}) });
   const from = c.type;
   const fromDec = c.decimal;
-  const get = c.eval;
   if (from === 'decimal' && to === 'decimal') {
     // Widening to a common type never loses digits: rescale without the precision check.
     const fs = fromDec!.scale;
     const ts = dec!.scale;
-    return { type: to, decimal: dec, eval: (r, x) => { const v = get(r, x); return v === null ? null : rescale(v as bigint, fs, ts); } };
+    return compiled({ type: to, decimal: dec }, () => { const get = c.eval; return (r, x) => { const v = get(r, x); return v === null ? null : rescale(v as bigint, fs, ts); }; });
   }
-  if (from === 'string' && to === 'timestamp') return stringToTimestamp(get);
-  return { type: to, ...(dec ? { decimal: dec } : {}), eval: (r, x) => castValue(get(r, x), from, to as never, fromDec, dec) };
+  if (from === 'string' && to === 'timestamp') return stringToTimestamp(c);
+  return compiled({ type: to, ...(dec ? { decimal: dec } : {}) }, () => { const get = c.eval; return (r, x) => castValue(get(r, x), from, to as never, fromDec, dec); });
 }
 
 /** A string cast to a TIMESTAMP: a time without a date is that time of the batch's date (see parseTimestampLiteral). */
-function stringToTimestamp(get: CompiledExpr['eval']): CompiledExpr {
-  return { type: 'timestamp', eval: (r, x) => { const v = get(r, x); return v === null ? null : parseTimestampLiteral(String(v), false, false, x.batchTimestampMs); } };
+function stringToTimestamp(c: CompiledExpr): CompiledExpr {
+  return compiled({ type: 'timestamp' }, () => { const get = c.eval; return (r, x) => { const v = get(r, x); return v === null ? null : parseTimestampLiteral(String(v), false, false, x.batchTimestampMs); }; });
 }
 
 /**
@@ -177,7 +177,7 @@ function unifyAll(cs: CompiledExpr[], es: Expr[], literalMinimum = false, string
   if (type === 'double' && widensToFloat(cs)) return { type, float32: true, values: cs.map(asFloat) };
   // TIMESTAMP_NTZ beside a DATE (its midnight) stays one; beside a TIMESTAMP it is that TIMESTAMP
   // (Spark's findWiderTypeForTwo), the same milliseconds in Weir's UTC session time zone.
-  if (type === 'timestamp' && widensToNTZ(cs)) return { type, ntz: true, values: cs.map((c) => (c.type === 'date' ? { ...convert(c, 'timestamp'), ntz: true as const } : c.type === 'null' ? { ...c, type: 'timestamp', ntz: true as const } : c)) };
+  if (type === 'timestamp' && widensToNTZ(cs)) return { type, ntz: true, values: cs.map((c) => (c.type === 'date' ? retyped(convert(c, 'timestamp'), { type: 'timestamp', ntz: true }) : c.type === 'null' ? retyped(c, { type: 'timestamp', ntz: true }) : c)) };
   if (type !== 'decimal') {
     // A decimal beside a double: converted to the double (values would not compare otherwise).
     // A date beside a timestamp: converted to its midnight.
@@ -298,8 +298,7 @@ function readAs(c: CompiledExpr, to: TypeInfo): CompiledExpr {
   if (c.type !== 'null' && sameType(c, to) && !c.voidElements) return c;
   const convert = complexCast(c, fieldOfType('value', to));
   if (typeof convert === 'string') throw new Error(`Internal: ${convert}`);
-  const get = c.eval;
-  return { ...to, eval: (r, ctx) => { const v = get(r, ctx); return v === null || v === undefined ? null : convert(v); } };
+  return compiled(to, () => { const get = c.eval; return (r, ctx) => { const v = get(r, ctx); return v === null || v === undefined ? null : convert(v); }; });
 }
 
 /**
@@ -564,10 +563,7 @@ export function expressionType(e: Expr, schema: Schema): TypeInfo {
   return e.dataType ?? typeOfCompiled(compileExpression(e, schema));
 }
 
-/** A compiled expression's type: all it is but its evaluator. */
-export function typeOfCompiled({ eval: _eval, ...type }: CompiledExpr): TypeInfo {
-  return type;
-}
+export { typeOfCompiled } from './compiled-expr';
 
 /** Spark's TRY cast of one value of `from` to `to` (what a variant's scalar casts by: variant-casts.ts). */
 const scalarTryCast: ScalarTryCast = (from, to) => {
@@ -585,16 +581,19 @@ function tryCast(e: Extract<Expr, { kind: 'cast' }>, a: CompiledExpr, cast: Comp
   // An interval's casts to numbers give NULL on overflow themselves (cast, e.try).
   if (bits === undefined || isInterval(a.type)) return cast;
   const fits = fitsInteger(a, bits);
-  const [get, from, dec] = [a.eval, a.type, a.decimal];
+  const [from, dec] = [a.type, a.decimal];
   // The value is read once and cast here, as the CAST casts it (castIntegral, castValue).
-  return {
-    ...cast,
-    eval: (r, c) => {
-      const v = get(r, c);
-      if (v === null || v === undefined || !fits(v)) return null;
-      return bits === 64 ? castValue(v, from, 'long', dec) : castIntegral(v, from, bits, dec);
-    },
-  };
+  return mapped(typeOfCompiled(cast), a, (v) => {
+    if (v === null || v === undefined || !fits(v)) return null;
+    return bits === 64 ? castValue(v, from, 'long', dec) : castIntegral(v, from, bits, dec);
+  });
+}
+
+/** A lambda of body `c` over `vars`: its type, and its body's evaluator, built when first read. */
+function lambdaOf(c: CompiledExpr, vars: CompiledLambda['vars']): CompiledLambda {
+  const out = { ...typeOfCompiled(c), vars } as CompiledLambda;
+  Object.defineProperty(out, 'body', { enumerable: true, get: () => c.eval });
+  return out;
 }
 
 /** A lambda's variable while its body compiles: its type, and where its function puts its value. */
@@ -666,8 +665,8 @@ class ExpressionCompiler implements LambdaCompiler {
     let c = this.compileNode(e);
     if (c.voidElements && !(e.kind === 'call' && e.name === 'array')) {
       // Only array() itself is an ARRAY<VOID>: what a function makes of it is an ARRAY<STRING>.
-      const { voidElements: _void, ...rest } = c;
-      c = rest;
+      const { voidElements: _void, ...rest } = typeOfCompiled(c);
+      c = retyped(c, rest);
     }
     if (this.types) {
       this.types.set(e, typeOfCompiled(c));
@@ -679,7 +678,7 @@ class ExpressionCompiler implements LambdaCompiler {
     switch (e.kind) {
       case 'literal': {
         const v = e.value;
-        return { type: e.type, eval: () => v, ...(e.decimal ? { decimal: e.decimal } : {}), ...(e.interval ? { interval: e.interval } : {}), ...(e.integral ? { integral: e.integral } : {}), ...(e.float32 ? { float32: true as const } : {}), ...(e.ntz ? { ntz: true as const } : {}) };
+        return compiled({ type: e.type, ...(e.decimal ? { decimal: e.decimal } : {}), ...(e.interval ? { interval: e.interval } : {}), ...(e.integral ? { integral: e.integral } : {}), ...(e.float32 ? { float32: true as const } : {}), ...(e.ntz ? { ntz: true as const } : {}) }, () => () => v);
       }
       case 'column': {
         const f = resolveColumn(this.schema, e.name);
@@ -702,7 +701,7 @@ class ExpressionCompiler implements LambdaCompiler {
         }
         const key = f.name;
         // A column of NULLs (VOID) reads as Spark's NullType, as the NULL literal it was.
-        return { ...(f.void ? { type: 'null' as const } : typeOfField(f)), eval: (row) => row[key] ?? null };
+        return compiled(f.void ? { type: 'null' } : typeOfField(f), () => (row) => row[key] ?? null);
       }
       case 'field': {
         const a = this.compile(e.arg);
@@ -713,14 +712,13 @@ class ExpressionCompiler implements LambdaCompiler {
         const f = resolveColumn(a.fields ?? [], e.field);
         if (!f) this.fail(e, `No such struct field ${e.field} in ${exprToString(e.arg)}; its fields are ${(a.fields ?? []).map((x) => x.name).join(', ')}`, 'FIELD_NOT_FOUND');
         const key = f.name;
-        const get = a.eval;
-        return {
-          ...typeOfField(f),
-          eval: (r, c) => {
+        return compiled(typeOfField(f), () => {
+          const get = a.eval;
+          return (r, c) => {
             const v = get(r, c) as Record<string, unknown> | null;
             return v === null || v === undefined ? null : (v[key] ?? null);
-          },
-        };
+          };
+        });
       }
       case 'unary': {
         let a = this.compile(e.arg);
@@ -728,29 +726,26 @@ class ExpressionCompiler implements LambdaCompiler {
         if (e.op !== 'NOT' && a.type === 'string') a = this.castOperand(e, e.arg, a, { type: 'double' });
         if (e.op === 'NOT') {
           this.expectBoolean(e, a.type);
-          return { type: 'boolean', eval: (r, c) => { const v = a.eval(r, c); return v === null ? null : !v; } };
+          return nullSafeUnary({ type: 'boolean' }, a, (v) => !v);
         }
-        if (a.type === 'day_time_interval' || a.type === 'year_month_interval') {
-          const negate = negateInterval(a.type);
-          return { type: a.type, interval: a.interval, eval: (r, c) => { const v = a.eval(r, c); return v === null ? null : negate(v); } };
-        }
-        if (a.type === 'calendar_interval') return { type: a.type, ...nullSafeUnary(a, (v) => negateCalendarInterval(v as CalendarInterval)) };
+        if (a.type === 'day_time_interval' || a.type === 'year_month_interval') return nullSafeUnary({ type: a.type, interval: a.interval }, a, negateInterval(a.type));
+        if (a.type === 'calendar_interval') return nullSafeUnary({ type: a.type }, a, (v) => negateCalendarInterval(v as CalendarInterval));
         if (!isNumeric(a.type) && a.type !== 'decimal') this.fail(e, `Unary minus needs a number or an interval, got ${a.type}`, 'DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE');
         // Unary minus is the same for a number and a decimal's bigint.
         if (a.integral) {
           // -(-128Y) is -128Y: the negation wraps at the width, as the JVM's.
           const bits = a.integral;
-          return { type: 'long', integral: bits, eval: (r, c) => { const v = a.eval(r, c); return v === null ? null : wrapToWidth(bits, -(v as number)); } };
+          return nullSafeUnary({ type: 'long', integral: bits }, a, (v) => wrapToWidth(bits, -(v as number)));
         }
-        if (a.type === 'long' || a.type === 'null') return { type: 'long', eval: (r, c) => { const v = a.eval(r, c); return v === null ? null : longNegate(v as Long); } };
-        return { type: a.type, ...(a.decimal ? { decimal: a.decimal } : {}), ...(a.float32 ? { float32: true as const } : {}), eval: (r, c) => { const v = a.eval(r, c); return v === null ? null : -(v as number); } };
+        if (a.type === 'long' || a.type === 'null') return nullSafeUnary({ type: 'long' }, a, (v) => longNegate(v as Long));
+        return nullSafeUnary({ type: a.type, ...(a.decimal ? { decimal: a.decimal } : {}), ...(a.float32 ? { float32: true as const } : {}) }, a, (v) => -(v as number));
       }
       case 'binary':
         return this.binary(e);
       case 'isNull': {
         const a = this.compile(e.arg);
         const neg = e.negated;
-        return { type: 'boolean', eval: (r, c) => (a.eval(r, c) === null) !== neg };
+        return compiled({ type: 'boolean' }, () => { const get = a.eval; return (r, c) => (get(r, c) === null) !== neg; });
       }
       case 'in': {
         const a0 = this.compile(e.arg);
@@ -778,20 +773,20 @@ class ExpressionCompiler implements LambdaCompiler {
         checkForOrderingExpr(e, a, 'in');
         const neg = e.negated;
         const equal = equalityOf(a.type);
-        return {
-          type: 'boolean',
-          eval: (r, c) => {
-            const v = a.eval(r, c);
+        return compiled({ type: 'boolean' }, () => {
+          const [get, values] = [a.eval, list.map((l) => l.eval)];
+          return (r, c) => {
+            const v = get(r, c);
             if (v === null) return null;
             let sawNull = false;
-            for (const l of list) {
-              const x = l.eval(r, c);
+            for (const l of values) {
+              const x = l(r, c);
               if (x === null) sawNull = true;
               else if (equal(x, v)) return !neg;
             }
             return sawNull ? null : neg;
-          },
-        };
+          };
+        });
       }
       case 'between': {
         // Spark's Between is `arg >= low AND arg <= high`, each comparison coerced on its own.
@@ -801,13 +796,13 @@ class ExpressionCompiler implements LambdaCompiler {
         const le = this.binary(leNode);
         this.betweenCasts(e, geNode, leNode);
         const neg = e.negated;
-        return {
-          type: 'boolean',
-          eval: (r, c) => {
-            const v = and(ge.eval(r, c), () => le.eval(r, c));
+        return compiled({ type: 'boolean' }, () => {
+          const [g, l] = [ge.eval, le.eval];
+          return (r, c) => {
+            const v = and(g(r, c), () => l(r, c));
             return v === null ? null : v !== neg;
-          },
-        };
+          };
+        });
       }
       case 'like':
         return this.like(e);
@@ -825,7 +820,7 @@ class ExpressionCompiler implements LambdaCompiler {
         const v = this.lambdaVariables.find((x) => x.name === e.name);
         if (!v) this.fail(e, `The lambda variable ${e.name} is not bound by a higher-order function here`);
         const slot = v.slot;
-        return { ...v.type, eval: () => slot.value };
+        return compiled(v.type, () => () => slot.value);
       }
       case 'scalarSubquery': {
         const s = e.subquery;
@@ -858,40 +853,36 @@ class ExpressionCompiler implements LambdaCompiler {
     if (e.target) {
       const convert = complexCast(a, e.target);
       if (typeof convert === 'string') this.mismatch(e, 'CAST_WITHOUT_SUGGESTION', `cannot cast "${typeText(a)}" to "${castTypeText(e)}".`, convert);
-      return { ...typeOfField(e.target), eval: (r, c) => { const v = a.eval(r, c); return v === null ? null : convert(v); } };
+      return mapped(typeOfField(e.target), a, (v) => (v === null ? null : convert(v)));
     }
     if (e.to === 'array' || e.to === 'map' || e.to === 'struct') this.fail(e, 'Internal: a CAST to a nested type without its type');
     if (e.to === 'string' && isComplex(a.type)) {
       const text = complexText(a);
-      return { type: 'string', eval: (r, c) => { const v = a.eval(r, c); return v === null ? null : text(v); } };
+      return mapped({ type: 'string' }, a, (v) => (v === null ? null : text(v)));
     }
     if (isInterval(e.to) && (a.type === 'string' || a.type === 'null')) {
-      const [kind, fields, get] = [e.to, e.interval ?? fullRange(e.to), a.eval];
-      return { type: kind, interval: fields, eval: (r, c) => { const v = get(r, c); return v === null || v === undefined ? null : castStringToInterval(String(v), kind, fields); } };
+      const [kind, fields] = [e.to, e.interval ?? fullRange(e.to)];
+      return mapped({ type: kind, interval: fields }, a, (v) => (v === null || v === undefined ? null : castStringToInterval(String(v), kind, fields)));
     }
     // Between interval types of one family (the two families never cast to each other: canCast).
     if (isInterval(e.to) && a.type === e.to) {
-      const [fields, get] = [e.interval ?? fullRange(e.to), a.eval];
+      const fields = e.interval ?? fullRange(e.to);
       const cut = castIntervalFields(e.to, fields.end);
-      return { type: e.to, interval: fields, eval: (r, c) => { const v = get(r, c); return v === null || v === undefined ? null : cut(v as Long); } };
+      return mapped({ type: e.to, interval: fields }, a, (v) => (v === null || v === undefined ? null : cut(v as Long)));
     }
     if (isInterval(e.to) && (a.type === 'long' || a.type === 'decimal')) return this.numberToInterval(e, a);
     if (isInterval(a.type) && (e.to === 'long' || e.to === 'decimal')) return this.intervalToNumber(e, a);
     // Spark's Cast of an integer to a BINARY (ANSI off): its two's-complement bytes, big-endian,
     // as many as its type's width (`CAST(123S AS BINARY)` is 007B).
     if (e.to === 'binary' && a.type === 'long') {
-      const [width, get] = [(a.integral ?? 64) / 8, a.eval];
-      return {
-        type: 'binary',
-        eval: (r, c) => {
-          const v = get(r, c);
-          if (v === null || v === undefined) return null;
-          let bits = BigInt.asUintN(width * 8, BigInt(v as number | bigint));
-          const out = new Uint8Array(width);
-          for (let i = width - 1; i >= 0; i--, bits >>= 8n) out[i] = Number(bits & 0xffn);
-          return out;
-        },
-      };
+      const width = (a.integral ?? 64) / 8;
+      return mapped({ type: 'binary' }, a, (v) => {
+        if (v === null || v === undefined) return null;
+        let bits = BigInt.asUintN(width * 8, BigInt(v as number | bigint));
+        const out = new Uint8Array(width);
+        for (let i = width - 1; i >= 0; i--, bits >>= 8n) out[i] = Number(bits & 0xffn);
+        return out;
+      });
     }
     if (!canCast(a.type, e.to)) this.mismatch(e, 'CAST_WITHOUT_SUGGESTION', `cannot cast "${typeText(a)}" to "${castTypeText(e)}".`, `Cannot cast ${a.type} to ${e.to}.`);
     // An implicit cast between decimals is the widening the compiler applies (unifyAll's
@@ -904,15 +895,14 @@ class ExpressionCompiler implements LambdaCompiler {
     const toDec = e.decimal;
     if (e.integral) {
       const bits = e.integral;
-      if (from === 'long' && a.integral !== undefined && a.integral <= bits) return { ...a, integral: bits };
-      return { type: 'long', integral: bits, eval: (r, c) => castIntegral(a.eval(r, c), from, bits, fromDec) };
+      if (from === 'long' && a.integral !== undefined && a.integral <= bits) return retyped(a, { ...typeOfCompiled(a), integral: bits });
+      return mapped({ type: 'long', integral: bits }, a, (v) => castIntegral(v, from, bits, fromDec));
     }
     if (e.float32) {
       if (a.float32) return a;
-      const get = a.eval;
       if (from === 'long') return asFloat(a);
       // Through the double (exact for every type but text, which Java parses to the float directly).
-      return { type: 'double', float32: true, eval: (r, c) => { const v = castValue(get(r, c), from, 'double', fromDec); return v === null ? null : Math.fround(v as number); } };
+      return mapped({ type: 'double', float32: true }, a, (x) => { const v = castValue(x, from, 'double', fromDec); return v === null ? null : Math.fround(v as number); });
     }
     if (e.ntz) return castToTimestampNTZ(e, a, this);
     // A TIMESTAMP_NTZ to a TIMESTAMP: the same milliseconds (the session time zone is UTC).
@@ -921,16 +911,16 @@ class ExpressionCompiler implements LambdaCompiler {
       if (to !== 'string' && to !== 'date') this.mismatch(e, 'CAST_WITHOUT_SUGGESTION', `cannot cast "${typeText(a)}" to "${castTypeText(e)}".`, `Cannot cast TIMESTAMP_NTZ to ${castTypeText(e)}.`);
     }
     // A narrower integer is already a BIGINT's value, a FLOAT a DOUBLE's: only the type changes.
-    if (to === 'long' && a.integral) return { type: 'long', eval: a.eval };
-    if (to === 'double' && a.float32) return { type: 'double', eval: a.eval };
+    if (to === 'long' && a.integral) return retyped(a, { type: 'long' });
+    if (to === 'double' && a.float32) return retyped(a, { type: 'double' });
     if (to === 'string' && a.float32) return convert(a, 'string');
     if (from === to && (to !== 'decimal' || (fromDec!.precision === toDec!.precision && fromDec!.scale === toDec!.scale))) return a;
     if ((from === 'day_time_interval' || from === 'year_month_interval') && to === 'string') {
       const fields = a.interval ?? fullRange(from);
-      return { type: 'string', eval: (r, c) => { const v = a.eval(r, c); return v === null ? null : formatInterval(from, v, fields); } };
+      return mapped({ type: 'string' }, a, (v) => (v === null ? null : formatInterval(from, v, fields)));
     }
-    if (from === 'string' && to === 'timestamp') return stringToTimestamp(a.eval);
-    return { type: to, ...(toDec ? { decimal: toDec } : {}), eval: (r, c) => castValue(a.eval(r, c), from, to, fromDec, toDec) };
+    if (from === 'string' && to === 'timestamp') return stringToTimestamp(a);
+    return mapped({ type: to, ...(toDec ? { decimal: toDec } : {}) }, a, (v) => castValue(v, from, to, fromDec, toDec));
   }
 
   /**
@@ -942,18 +932,17 @@ class ExpressionCompiler implements LambdaCompiler {
     const to: TypeInfo = e.target
       ? typeOfField(e.target)
       : { type: e.to, ...(e.decimal ? { decimal: e.decimal } : {}), ...(e.integral ? { integral: e.integral } : {}), ...(e.float32 ? { float32: true } : {}), ...(e.ntz ? { ntz: true } : {}), ...(e.interval ? { interval: e.interval } : {}) };
-    const get = a.eval;
     const refuse = (): never => this.mismatch(e, 'CAST_WITHOUT_SUGGESTION', `cannot cast "${typeText(a)}" to "${typeText(to)}".`, `Cannot cast ${typeText(a)} to ${typeText(to)}.`);
-    if (a.type === 'null') return { ...to, eval: () => null };
+    if (a.type === 'null') return compiled(to, () => () => null);
     if (a.type !== 'variant') {
       // CAST(x AS VARIANT): atomic types and arrays of them; a struct or map through to_variant_object.
       if (!castsWithVariant(a, false)) refuse();
       const convert = toVariant(a);
-      return { type: 'variant', eval: (r, c) => { const v = get(r, c); return v === null || v === undefined ? null : convert(v); } };
+      return mapped({ type: 'variant' }, a, (v) => (v === null || v === undefined ? null : convert(v)));
     }
     if (!castsWithVariant(to)) refuse();
     const convert = variantCaster(to, e.failOnError === true, scalarTryCast);
-    return { ...to, eval: (r, c) => { const v = get(r, c); return v === null || v === undefined ? null : convert(v as Variant, c); } };
+    return mapped(to, a, (v, c) => (v === null || v === undefined ? null : convert(v as Variant, c)));
   }
 
   /**
@@ -964,13 +953,9 @@ class ExpressionCompiler implements LambdaCompiler {
   private numberToInterval(e: Extract<Expr, { kind: 'cast' }>, a: CompiledExpr): CompiledExpr {
     const kind = e.to as IntervalKind;
     const fields = e.interval ?? fullRange(kind);
-    const [get, scale] = [a.eval, a.type === 'decimal' ? a.decimal!.scale : 0];
+    const scale = a.type === 'decimal' ? a.decimal!.scale : 0;
     const suffix = a.type === 'long' ? ({ 8: 'Y', 16: 'S', 32: '' } as const)[a.integral ?? 32] ?? 'L' : '';
-    return {
-      type: kind,
-      interval: fields,
-      eval: (r, c) => {
-        const v = get(r, c);
+    return mapped({ type: kind, interval: fields }, a, (v) => {
         if (v === null || v === undefined) return null;
         const unscaled = scale > 0 || a.type === 'decimal' ? (v as bigint) : bigOf(v as Long);
         const out = numberToInterval(kind, fields, unscaled, scale);
@@ -978,8 +963,7 @@ class ExpressionCompiler implements LambdaCompiler {
         if (e.try) return null;
         const text = a.type === 'decimal' ? formatDecimal(unscaled, scale) : `${unscaled}${a.integral === undefined ? 'L' : suffix}`;
         return castOverflow(text, typeText(a), intervalTypeText(kind, fields));
-      },
-    };
+    });
   }
 
   /**
@@ -991,7 +975,6 @@ class ExpressionCompiler implements LambdaCompiler {
   private intervalToNumber(e: Extract<Expr, { kind: 'cast' }>, a: CompiledExpr): CompiledExpr {
     const kind = a.type as IntervalKind;
     const fields = a.interval ?? fullRange(kind);
-    const get = a.eval;
     const target = castTypeText(e);
     const fail = (v: unknown): null => {
       if (e.try) return null;
@@ -999,30 +982,20 @@ class ExpressionCompiler implements LambdaCompiler {
     };
     if (e.to === 'decimal') {
       const t = e.decimal!;
-      return {
-        type: 'decimal',
-        decimal: t,
-        eval: (r, c) => {
-          const v = get(r, c);
-          if (v === null || v === undefined) return null;
-          const n = intervalToNumber(kind, fields, v as Long, true);
-          const out = toPrecision(n.unscaled, n.scale, t);
-          return out !== null || e.try ? out : decimalOutOfRange(formatDecimal(n.unscaled, n.scale), t.precision, t.scale);
-        },
-      };
+      return mapped({ type: 'decimal', decimal: t }, a, (v) => {
+        if (v === null || v === undefined) return null;
+        const n = intervalToNumber(kind, fields, v as Long, true);
+        const out = toPrecision(n.unscaled, n.scale, t);
+        return out !== null || e.try ? out : decimalOutOfRange(formatDecimal(n.unscaled, n.scale), t.precision, t.scale);
+      });
     }
     const bits = e.integral ?? 64;
     const [lo, hi] = [-(2n ** BigInt(bits - 1)), 2n ** BigInt(bits - 1) - 1n];
-    return {
-      type: 'long',
-      ...(e.integral ? { integral: e.integral } : {}),
-      eval: (r, c) => {
-        const v = get(r, c);
-        if (v === null || v === undefined) return null;
-        const n = intervalToNumber(kind, fields, v as Long, false).unscaled;
-        return n < lo || n > hi ? fail(v) : toLong(n);
-      },
-    };
+    return mapped({ type: 'long', ...(e.integral ? { integral: e.integral } : {}) }, a, (v) => {
+      if (v === null || v === undefined) return null;
+      const n = intervalToNumber(kind, fields, v as Long, false).unscaled;
+      return n < lo || n > hi ? fail(v) : toLong(n);
+    });
   }
 
   /**
@@ -1067,8 +1040,7 @@ class ExpressionCompiler implements LambdaCompiler {
     const vars = params.map(() => ({ value: null as unknown }));
     // Not a lambda: a function that ignores its variables, as Spark's hidden lambda.
     if (e.kind !== 'lambda') {
-      const c = this.compile(e);
-      return { ...c, vars, body: c.eval };
+      return lambdaOf(this.compile(e), vars);
     }
     if (e.params.length !== params.length) {
       throw new SqlValidationError(
@@ -1091,8 +1063,7 @@ class ExpressionCompiler implements LambdaCompiler {
     const outer = this.lambdaVariables;
     this.lambdaVariables = [...e.params.map((name, i) => ({ name, type: params[i], slot: vars[i] })), ...outer];
     try {
-      const body = this.compile(e.body);
-      return { ...body, vars, body: body.eval };
+      return lambdaOf(this.compile(e.body), vars);
     } finally {
       this.lambdaVariables = outer;
     }
@@ -1110,7 +1081,7 @@ class ExpressionCompiler implements LambdaCompiler {
     const c = this.compile(x);
     if ((target === 'timestamp' || target === 'date') && c.type === 'string' && x.kind === 'literal') {
       const v = castValue(x.value, 'string', target);
-      return { type: target, eval: () => v };
+      return compiled({ type: target }, () => () => v);
     }
     return c;
   }
@@ -1122,29 +1093,26 @@ class ExpressionCompiler implements LambdaCompiler {
       this.expectBoolean(e.left, l.type);
       this.expectBoolean(e.right, r.type);
       // Inlined three-valued logic (no per-row closure): this is the hot path of every filter.
-      const le = l.eval;
-      const re = r.eval;
-      return e.op === 'AND'
-        ? {
-            type: 'boolean',
-            eval: (row, c) => {
+      const isAnd = e.op === 'AND';
+      return compiled({ type: 'boolean' }, () => {
+        const le = l.eval;
+        const re = r.eval;
+        return isAnd
+          ? (row, c) => {
               const a = le(row, c);
               if (a === false) return false;
               const b = re(row, c);
               if (b === false) return false;
               return a === null || b === null ? null : true;
-            },
-          }
-        : {
-            type: 'boolean',
-            eval: (row, c) => {
+            }
+          : (row, c) => {
               const a = le(row, c);
               if (a === true) return true;
               const b = re(row, c);
               if (b === true) return true;
               return a === null || b === null ? null : false;
-            },
-          };
+            };
+      });
     }
     if (e.op === '||') {
       // Spark's Concat of strings: a number, BOOLEAN, DATE, TIMESTAMP, BINARY or NULL is cast to a
@@ -1162,30 +1130,22 @@ class ExpressionCompiler implements LambdaCompiler {
       // A string (what the casts give) is its own text.
       const lText = l.type === 'string' ? undefined : textOf(l);
       const rText = r.type === 'string' ? undefined : textOf(r);
-      return {
-        type: 'string',
-        eval: (row, c) => {
-          const a = l.eval(row, c);
-          const b = r.eval(row, c);
+      return compiled({ type: 'string' }, () => {
+        const [le, re] = [l.eval, r.eval];
+        return (row, c) => {
+          const a = le(row, c);
+          const b = re(row, c);
           if (a === null || b === null) return null;
           const x = (lText ? lText(a) : a) as string;
           const y = (rText ? rText(b) : b) as string;
           checkStringLength('||', x.length + y.length);
           return x + y;
-        },
-      };
+        };
+      });
     }
     if (COMPARE[e.op]) {
       const { l: a0, r: b0, test } = this.comparison(e, e.left, e.right, e.op);
-      return {
-        type: 'boolean',
-        eval: (row, c) => {
-          const a = a0.eval(row, c);
-          if (a === null) return null;
-          const b = b0.eval(row, c);
-          return b === null ? null : test(a, b);
-        },
-      };
+      return nullSafeBinary({ type: 'boolean' }, a0, b0, test);
     }
     let l = this.compile(e.left);
     let r = this.compile(e.right);
@@ -1235,12 +1195,12 @@ class ExpressionCompiler implements LambdaCompiler {
     // SECOND).
     const nullBeside = l.type === 'null' ? r : r.type === 'null' ? l : undefined;
     if (nullBeside && (e.op === '+' || e.op === '-')) {
-      const nothing = () => null;
-      if (nullBeside.type === 'day_time_interval' || nullBeside.type === 'year_month_interval') return { type: nullBeside.type, interval: nullBeside.interval, eval: nothing };
-      if (nullBeside.type === 'calendar_interval') return { type: nullBeside.type, eval: nothing };
-      if (nullBeside.type === 'date' && e.op === '-') return { type: 'day_time_interval', interval: { start: 0, end: 0 }, eval: nothing };
-      if (nullBeside.type === 'timestamp' && e.op === '-') return { type: 'day_time_interval', interval: fullRange('day_time_interval'), eval: nothing };
-      if (nullBeside.type === 'date') return { type: 'timestamp', eval: nothing };
+      const nothing = (type: TypeInfo) => compiled(type, () => () => null);
+      if (nullBeside.type === 'day_time_interval' || nullBeside.type === 'year_month_interval') return nothing({ type: nullBeside.type, interval: nullBeside.interval });
+      if (nullBeside.type === 'calendar_interval') return nothing({ type: nullBeside.type });
+      if (nullBeside.type === 'date' && e.op === '-') return nothing({ type: 'day_time_interval', interval: { start: 0, end: 0 } });
+      if (nullBeside.type === 'timestamp' && e.op === '-') return nothing({ type: 'day_time_interval', interval: fullRange('day_time_interval') });
+      if (nullBeside.type === 'date') return nothing({ type: 'timestamp' });
     }
     // Spark's DateAdd/DateSub operators: `date + n`, `n + date` and `date - n` are date_add/date_sub.
     const isInt = (t: ExprType) => t === 'long' || t === 'null';
@@ -1280,7 +1240,7 @@ class ExpressionCompiler implements LambdaCompiler {
       if (f) {
         const zeroIsNull = e.op === '%';
         readAs({ type: 'double', float32: true });
-        return { ...this.numeric('double', asFloat(l), asFloat(r), (a, b) => (zeroIsNull && b === 0 ? null : Math.fround(f(a as number, b as number)))), float32: true };
+        return nullSafeBinary({ type: 'double', float32: true }, asFloat(l), asFloat(r), (a, b) => (zeroIsNull && b === 0 ? null : Math.fround(f(a as number, b as number))));
       }
     }
     if (l.type === 'decimal' || r.type === 'decimal') {
@@ -1302,9 +1262,9 @@ class ExpressionCompiler implements LambdaCompiler {
     if (bits && (e.op === '+' || e.op === '-' || e.op === '*' || e.op === '%')) readAs({ type: 'long', integral: bits });
     if (bits && (e.op === '+' || e.op === '-' || e.op === '*')) {
       const op = e.op;
-      return { ...this.numeric('long', l, r, (a, b) => narrowArithmetic(op, bits, a as number, b as number)), integral: bits };
+      return nullSafeBinary({ type: 'long', integral: bits }, l, r, (a, b) => narrowArithmetic(op, bits, a as number, b as number));
     }
-    if (bits && e.op === '%') return { ...this.numeric('long', l, r, (a, b) => (b === 0 ? null : wrapToWidth(bits, (a as number) % (b as number)))), integral: bits };
+    if (bits && e.op === '%') return nullSafeBinary({ type: 'long', integral: bits }, l, r, (a, b) => (b === 0 ? null : wrapToWidth(bits, (a as number) % (b as number))));
     if (bothLong && e.op !== '/') {
       const f = { '+': longAdd, '-': longSubtract, '*': longMultiply, '%': longRemainder }[e.op as '+'];
       if (f) {
@@ -1432,10 +1392,10 @@ class ExpressionCompiler implements LambdaCompiler {
     const t = { ...(bits ? { integral: bits } : {}) };
     // Integers of two widths: the narrower cast to the wider (Spark's ImplicitTypeCasts, `cast(i as bigint) & id`).
     if (bitwise) args = args.map((a, i) => this.castOperand(e, e.args[i], a, { type: 'long', ...t }));
-    if (!bitwise) return { ...nullSafeUnary(args[0], (v) => (bits ? ~(v as number) : toLong(~bigOf(v as Long)))), type: 'long', ...t };
+    if (!bitwise) return nullSafeUnary({ type: 'long', ...t }, args[0], (v) => (bits ? ~(v as number) : toLong(~bigOf(v as Long))));
     // Two values of a width combine within it: their sign-extended bits stay in its range.
     const f = bitwise;
-    return { ...this.numeric('long', args[0], args[1], (a, b) => (bits ? Number(f(BigInt(a as number), BigInt(b as number))) : toLong(f(bigOf(a as Long), bigOf(b as Long))))), ...t };
+    return nullSafeBinary({ type: 'long', ...t }, args[0], args[1], (a, b) => (bits ? Number(f(BigInt(a as number), BigInt(b as number))) : toLong(f(bigOf(a as Long), bigOf(b as Long)))));
   }
 
   /** `l op r` of two non-NULL operands, NULL when either is NULL. */
@@ -1446,20 +1406,9 @@ class ExpressionCompiler implements LambdaCompiler {
   /** `l op r` in decimals: Spark's result type, exact arithmetic, NULL on overflow or a zero divisor. */
   private decimalArithmetic(op: DecimalOp, l: CompiledExpr, ld: DecimalType, r: CompiledExpr, rd: DecimalType): CompiledExpr {
     const t = resultType(op, ld, rd);
-    const le = l.type === 'long' ? convert(l, 'decimal', ld).eval : l.eval;
-    const re = r.type === 'long' ? convert(r, 'decimal', rd).eval : r.eval;
     const sa = ld.scale;
     const sb = rd.scale;
-    return {
-      type: 'decimal',
-      decimal: t,
-      eval: (row, c) => {
-        const a = le(row, c);
-        if (a === null) return null;
-        const b = re(row, c);
-        return b === null ? null : arithmetic(op, a as bigint, sa, b as bigint, sb, t);
-      },
-    };
+    return nullSafeBinary({ type: 'decimal', decimal: t }, l.type === 'long' ? convert(l, 'decimal', ld) : l, r.type === 'long' ? convert(r, 'decimal', rd) : r, (a, b) => arithmetic(op, a as bigint, sa, b as bigint, sb, t));
   }
 
   private like(e: Extract<Expr, { kind: 'like' }>): CompiledExpr {
@@ -1481,14 +1430,7 @@ class ExpressionCompiler implements LambdaCompiler {
         if (err instanceof RecordExpressionError) this.fail(e, err.message, err.errorClass);
         throw err;
       }
-      const arg = a.eval;
-      return {
-        type: 'boolean',
-        eval: (row, c) => {
-          const s = arg(row, c);
-          return s === null ? null : match(s as string) !== neg;
-        },
-      };
+      return mapped({ type: 'boolean' }, a, (s) => (s === null ? null : match(s as string) !== neg));
     }
     // A pattern read from a column: matchers by pattern text, bounded.
     const cache = new Map<string, LikeMatcher>();
@@ -1501,15 +1443,15 @@ class ExpressionCompiler implements LambdaCompiler {
       }
       return m;
     };
-    return {
-      type: 'boolean',
-      eval: (row, c) => {
-        const s = a.eval(row, c);
-        const pat = p.eval(row, c);
+    return compiled({ type: 'boolean' }, () => {
+      const [text, pattern] = [a.eval, p.eval];
+      return (row, c) => {
+        const s = text(row, c);
+        const pat = pattern(row, c);
         if (s === null || pat === null) return null;
         return matcher(pat as string)(s as string) !== neg;
-      },
-    };
+      };
+    });
   }
 
   private caseWhen(e: Extract<Expr, { kind: 'case' }>): CompiledExpr {
@@ -1536,35 +1478,36 @@ class ExpressionCompiler implements LambdaCompiler {
       [operand, ...whens].forEach((c, i) => this.implicitCast(e, keys[i], typeOfCompiled(c)));
     }
     const results = [...e.branches.map((b) => b.then), ...(e.otherwise ? [e.otherwise] : [])];
-    const compiled = results.map((x) => this.compile(x));
-    const u = unifyAll(compiled, results, false, true);
-    if (!u) this.mismatch(e, 'DATA_DIFF_TYPES', `Input to \`casewhen\` should all be the same type, but it's [${compiled.map((c) => `"${typeText(c)}"`).join(', ')}].`, 'The branches have incompatible types: CAST them to one type.');
+    const branches = results.map((x) => this.compile(x));
+    const u = unifyAll(branches, results, false, true);
+    if (!u) this.mismatch(e, 'DATA_DIFF_TYPES', `Input to \`casewhen\` should all be the same type, but it's [${branches.map((c) => `"${typeText(c)}"`).join(', ')}].`, 'The branches have incompatible types: CAST them to one type.');
     const read = unifiedType(u);
     for (const x of results) this.implicitCast(e, x, read);
     const thens = u.values.slice(0, e.branches.length);
     const equal = equalityOf(operand?.type ?? 'null');
     const otherwise = e.otherwise ? u.values[e.branches.length] : undefined;
-    return {
-      ...read,
-      eval: (row, c) => {
-        const ov = operand?.eval(row, c);
-        for (let i = 0; i < whens.length; i++) {
-          const w = whens[i].eval(row, c);
-          if (operand ? ov !== null && w !== null && equal(ov, w) : w === true) return thens[i].eval(row, c);
+    const key = operand;
+    return compiled(read, () => {
+      const [o, ws, ts, other] = [key?.eval, whens.map((w) => w.eval), thens.map((t) => t.eval), otherwise?.eval];
+      return (row, c) => {
+        const ov = o?.(row, c);
+        for (let i = 0; i < ws.length; i++) {
+          const w = ws[i](row, c);
+          if (o ? ov !== null && w !== null && equal(ov, w) : w === true) return ts[i](row, c);
         }
-        return otherwise ? otherwise.eval(row, c) : null;
-      },
-    };
+        return other ? other(row, c) : null;
+      };
+    });
   }
 
   /** A collection function (array-functions.ts, map-functions.ts …): typed from its arguments' full types. */
-  private collectionCall(e: Extract<Expr, { kind: 'call' }>, def: CollectionFunctionDef, compiled?: CompiledExpr[]): CompiledExpr {
+  private collectionCall(e: Extract<Expr, { kind: 'call' }>, def: CollectionFunctionDef, given?: CompiledExpr[]): CompiledExpr {
     const registered = FUNCTION_REGISTRY.get(e.name);
     if (e.args.length < def.min || e.args.length > def.max) {
       const n = def.min === def.max ? `${def.min}` : `${def.min} to ${def.max}`;
       this.fail(e, `${e.name}() takes ${n} argument(s), got ${e.args.length}`, WRONG_NUM_ARGS);
     }
-    let args = compiled ?? e.args.map((a) => this.compile(a));
+    let args = given ?? e.args.map((a) => this.compile(a));
     // `x[i]` of a value that is no array or map: Spark's ExtractValue refuses its base, where
     // get(x, i) is a function whose argument has the wrong type.
     if (e.subscript && !['array', 'map', 'null'].includes(args[0].type)) {
@@ -1619,14 +1562,15 @@ class ExpressionCompiler implements LambdaCompiler {
     if (bad) this.fail(e, bad);
     const impl = def.impl;
     const nullIntolerant = def.nullIntolerant !== false;
-    return {
-      ...t,
-      eval: (row, c) => {
-        const vs = args.map((a) => a.eval(row, c));
+    const inputs = args;
+    return compiled(t, () => {
+      const evals = inputs.map((a) => a.eval);
+      return (row, c) => {
+        const vs = evals.map((f) => f(row, c));
         if (nullIntolerant && vs.some((v) => v === null || v === undefined)) return null;
-        return impl(vs, args, result);
-      },
-    };
+        return impl(vs, inputs, result);
+      };
+    });
   }
 
   /**
@@ -1657,7 +1601,10 @@ class ExpressionCompiler implements LambdaCompiler {
     if (e.name === 'array') {
       const { type, values } = unify(e.args, 'elements');
       // Elements all NULL (or none): Spark's ARRAY<VOID>, an ARRAY<STRING> when it is not widened.
-      return { type: 'array', elementType: elementOf(type), ...(type.type === 'null' ? { voidElements: true as const } : {}), eval: (r, c) => values.map((v) => v.eval(r, c)) };
+      return compiled({ type: 'array', elementType: elementOf(type), ...(type.type === 'null' ? { voidElements: true as const } : {}) }, () => {
+        const evals = values.map((v) => v.eval);
+        return (r, c) => evals.map((f) => f(r, c));
+      });
     }
     if (e.args.length % 2 !== 0) this.fail(e, 'map() takes key/value pairs: map(key1, value1, key2, value2, …)');
     const keys = unify(e.args.filter((_, i) => i % 2 === 0), 'keys');
@@ -1666,12 +1613,11 @@ class ExpressionCompiler implements LambdaCompiler {
     const kt: TypeInfo = keys.type.type === 'null' ? { type: 'string' } : keys.type;
     // No keys or no values but NULLs: Spark's MAP<VOID, VOID> (map()), which widens to any map.
     const voidOf = (t: TypeInfo) => (t.type === 'null' ? { void: true as const } : {});
-    return {
-      type: 'map',
-      keyType: { ...fieldOfType('key', kt), nullable: false, ...voidOf(keys.type) },
-      valueType: { ...fieldOfType('value', vals.type), ...voidOf(vals.type) },
-      eval: (r, c) => buildMap('map()', keys.values.map((k) => k.eval(r, c)), vals.values.map((v) => v.eval(r, c)), kt),
-    };
+    const type: TypeInfo = { type: 'map', keyType: { ...fieldOfType('key', kt), nullable: false, ...voidOf(keys.type) }, valueType: { ...fieldOfType('value', vals.type), ...voidOf(vals.type) } };
+    return compiled(type, () => {
+      const [ks, vs] = [keys.values.map((k) => k.eval), vals.values.map((v) => v.eval)];
+      return (r, c) => buildMap('map()', ks.map((k) => k(r, c)), vs.map((v) => v(r, c)), kt);
+    });
   }
 
   /**
@@ -1699,7 +1645,10 @@ class ExpressionCompiler implements LambdaCompiler {
     if (dup !== undefined && e.name === 'named_struct') this.fail(e, `named_struct() names the field \`${dup}\` twice`);
     const values = valueExprs.map((x) => this.compile(x));
     const fields = values.map((v, i) => (v.type === 'null' ? { ...fieldOfType(names[i], v), void: true as const } : fieldOfType(names[i], v)));
-    return { type: 'struct', fields, eval: (r, c) => Object.fromEntries(values.map((v, i) => [names[i], v.eval(r, c)])) };
+    return compiled({ type: 'struct', fields }, () => {
+      const evals = values.map((v) => v.eval);
+      return (r, c) => Object.fromEntries(evals.map((f, i) => [names[i], f(r, c)]));
+    });
   }
 
   /**
@@ -1777,8 +1726,8 @@ class ExpressionCompiler implements LambdaCompiler {
       throw unresolvedRoutine(e);
     }
     if (def.ofArrays) {
-      const compiled = e.args.map((a) => this.compile(a));
-      if (compiled.some((a) => a.type === 'array')) return this.collectionCall(e, def.ofArrays, compiled);
+      const args = e.args.map((a) => this.compile(a));
+      if (args.some((a) => a.type === 'array')) return this.collectionCall(e, def.ofArrays, args);
     }
     if (e.args.length < def.min || e.args.length > def.max) {
       const n = def.min === def.max ? `${def.min}` : `${def.min} to ${def.max}`;
@@ -1821,8 +1770,8 @@ class ExpressionCompiler implements LambdaCompiler {
       if (def.ordersValues) checkForOrderingExpr(e, type, e.name);
       // Written into the plan as Spark's analyzed plan shows it: `coalesce(cast(a as array<bigint>), b)`.
       for (const i of valueIdx) this.implicitCast(e, e.args[i], type);
-      const [impl, evals, types] = [def.impl, unified.args.map((a) => a.eval), unified.args.map((a) => a.type)];
-      return { ...type, eval: (r, c) => impl(evals.map((f) => f(r, c)), c, types) };
+      const [impl, values, types] = [def.impl, unified.args, unified.args.map((a) => a.type)];
+      return compiled(type, () => { const evals = values.map((a) => a.eval); return (r, c) => impl(evals.map((f) => f(r, c)), c, types); });
     }
     // A function that passes a value through has a TIMESTAMP_NTZ among NTZs, DATEs and NULLs
     // (before a DATE is taken as its midnight below).
@@ -1858,7 +1807,7 @@ class ExpressionCompiler implements LambdaCompiler {
       // Any other function takes a decimal as a double (concat and concat_ws as its text; a
       // function that prints numbers by a format as its exact text, still typed decimal).
       const as = def.textArgs ? 'string' : 'double';
-      args = args.map((a) => (a.type !== 'decimal' || resultDecimal ? a : def.decimalAsText ? { ...convert(a, 'string'), type: 'decimal' } : convert(a, as)));
+      args = args.map((a) => (a.type !== 'decimal' || resultDecimal ? a : def.decimalAsText ? retyped(convert(a, 'string'), { type: 'decimal' }) : convert(a, as)));
     }
     if (args.some((a) => a.type === 'date')) {
       // concat takes a date as its yyyy-MM-dd text; a function that does not take a date takes
@@ -1871,7 +1820,7 @@ class ExpressionCompiler implements LambdaCompiler {
         args = args.map((a, i) => {
           if (a.type !== 'date' || !valueIdx.includes(i)) return a;
           this.implicitCast(e, e.args[i], { type: 'timestamp', ...(ntz ? { ntz: true as const } : {}) });
-          return { ...convert(a, 'timestamp'), ...(ntz ? { ntz: true as const } : {}) };
+          return retyped(convert(a, 'timestamp'), { type: 'timestamp', ...(ntz ? { ntz: true as const } : {}) });
         });
       }
     }
@@ -1939,26 +1888,25 @@ class ExpressionCompiler implements LambdaCompiler {
     this.argumentCasts(call, e, args, valueIdx, type === 'long' ? { type: 'long', ...(bits ? { integral: bits } : {}) } : undefined);
     const nullIntolerant = def.nullIntolerant !== false;
     const impl = exactLongs || type !== 'long' ? def.impl : longResult(def.impl);
+    const result = { type: type as ExprType, ...dec } as TypeInfo;
+    const finalArgs = args;
     if (args.length === 1 && nullIntolerant) {
-      const a0 = args[0].eval;
-      return {
-        type: type as ExprType,
-        ...dec,
-        eval: (row, c) => {
+      return compiled(result, () => {
+        const a0 = finalArgs[0].eval;
+        return (row, c) => {
           const v = a0(row, c);
           return v === null ? null : impl([v], c, types);
-        },
-      };
+        };
+      });
     }
-    return {
-      type: type as ExprType,
-      ...dec,
-      eval: (row, c) => {
-        const vs = args.map((a) => a.eval(row, c));
+    return compiled(result, () => {
+      const evals = finalArgs.map((a) => a.eval);
+      return (row, c) => {
+        const vs = evals.map((f) => f(row, c));
         if (nullIntolerant && vs.some((v) => v === null)) return null;
         return impl(vs, c, types);
-      },
-    };
+      };
+    });
   }
 }
 
@@ -2027,8 +1975,7 @@ function dateAsStrings(types: ExprType[], accepts: (t: ExprType[]) => boolean): 
 
 /** A BIGINT argument with a bigint (past 2^53) read as the nearest double. */
 function longAsNumber(c: CompiledExpr): CompiledExpr {
-  const get = c.eval;
-  return { ...c, eval: (r, x) => { const v = get(r, x); return typeof v === 'bigint' ? Number(v) : v; } };
+  return compiled(typeOfCompiled(c), () => { const get = c.eval; return (r, x) => { const v = get(r, x); return typeof v === 'bigint' ? Number(v) : v; }; });
 }
 
 /** A function computing a BIGINT in doubles: a whole result past 2^53 in the BIGINT's own form. */

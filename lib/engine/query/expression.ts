@@ -76,8 +76,10 @@ export type Expr = Base &
     /**
      * `subscript`: written `a[i]` (the call is get(a, i)), and shown so. `operator`: written
      * `a << b` (the call is shiftleft(a, b)), and shown `(a << b)`, as Spark's FUNC_ALIAS.
+     * `variantPath`: written `v:a.b` (the call is variant_get(v, '$.a.b'), Spark's
+     * SemiStructuredExtract), whose `v` must be a VARIANT.
      */
-    | { kind: 'call'; name: string; args: Expr[]; subscript?: boolean; operator?: string }
+    | { kind: 'call'; name: string; args: Expr[]; subscript?: boolean; operator?: string; variantPath?: true }
     /**
      * Spark's LambdaFunction `(x, i) -> body`: only an argument of a higher-order function
      * (higher-order-functions.ts), which binds its parameters. Names in `body` that are its

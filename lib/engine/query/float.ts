@@ -9,6 +9,7 @@
  * 2 * 24 + 2 bits of precision), so Math.fround(a op b) is the JVM's float arithmetic.
  */
 import type { CompiledExpr } from './function-types';
+import { compiled, retyped } from './compiled-expr';
 import type { Long } from './long';
 
 /** The nearest float to an integer, as the JVM's `(float) long` (round half to even, exact past 2^53). */
@@ -79,7 +80,6 @@ export function formatFloat(v: number): string {
 /** `c` as a FLOAT: an integer is the nearest float, as the JVM's `(float) long`. */
 export function asFloat(c: CompiledExpr): CompiledExpr {
   if (c.float32) return c;
-  if (c.type === 'null') return { ...c, type: 'double', float32: true };
-  const get = c.eval;
-  return { type: 'double', float32: true, eval: (r, x) => { const v = get(r, x); return v === null ? null : floatFromLong(v as Long); } };
+  if (c.type === 'null') return retyped(c, { type: 'double', float32: true });
+  return compiled({ type: 'double', float32: true }, () => { const get = c.eval; return (r, x) => { const v = get(r, x); return v === null ? null : floatFromLong(v as Long); }; });
 }

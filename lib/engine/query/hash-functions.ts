@@ -10,6 +10,7 @@ import { crc32 } from 'node:zlib';
 import { typeOfField, typeText, type TypeInfo } from './data-types';
 import { compiledByHook } from './function-args';
 import type { CallCompiler, CallExpr, CompiledExpr, FunctionDef } from './function-types';
+import { compiled } from './compiled-expr';
 import { toLong, type Long } from './long';
 import type { CalendarInterval } from './calendar-interval';
 import type { ExprType } from './sql-values';
@@ -214,18 +215,17 @@ function compileHash<S>(h: Hasher<S>, seed: S, result: (s: S) => unknown, type: 
       if (typeof f === 'string') return c.fail(e, `${e.name}() cannot hash a ${f}`);
       return f;
     });
-    const evals = args.map((a) => a.eval);
-    return {
-      ...type,
-      eval: (row, x) => {
+    return compiled(type, () => {
+      const evals = args.map((a) => a.eval);
+      return (row, x) => {
         let s = seed;
         for (let i = 0; i < evals.length; i++) {
           const v = evals[i](row, x);
           if (v !== null && v !== undefined) s = hashes[i](v, s);
         }
         return result(s);
-      },
-    };
+      };
+    });
   };
 }
 

@@ -23,6 +23,7 @@ import { buildMap } from './map-functions';
 import { mapKeyValue } from './map-keys';
 import { fieldOfType, isMapKeyType, isOrderable, sameType, typeOfField, typeText, type TypeInfo } from './data-types';
 import type { CallCompiler, CompiledExpr, EvalContext, Evaluator } from './function-types';
+import { compiled } from './compiled-expr';
 import { exprToString, type Expr } from './expression';
 import type { Row } from '../types';
 
@@ -138,13 +139,10 @@ function aggregate(e: Call, c: LambdaCompiler): CompiledExpr {
   }
   const finish = e.args[3] ? c.lambda(e.args[3], [acc]) : undefined;
   const [accVar, elVar] = merge.vars;
-  const mergeBody = merge.body;
-  const zeroEval = zero.eval;
-  const getArr = arr.eval;
   const result = finish ? typeOnly(finish) : acc;
-  return {
-    ...result,
-    eval: (row, ctx) => {
+  return compiled(result, () => {
+    const [mergeBody, zeroEval, getArr, finishBody] = [merge.body, zero.eval, arr.eval, finish?.body];
+    return (row, ctx) => {
       const xs = getArr(row, ctx) as unknown[] | null;
       if (isNull(xs)) return null;
       let state = zeroEval(row, ctx);
@@ -155,9 +153,9 @@ function aggregate(e: Call, c: LambdaCompiler): CompiledExpr {
       }
       if (!finish) return state;
       finish.vars[0].value = state;
-      return finish.body(row, ctx);
-    },
-  };
+      return finishBody!(row, ctx);
+    };
+  });
 }
 
 /** One argument evaluated, NULL in NULL out (Spark's SimpleHigherOrderFunction). */
@@ -180,10 +178,9 @@ function quantifier(decisive: boolean): HigherOrderFunctionDef {
       const { arr, element } = arrayArg(c, e, 0);
       const f = predicate(c, e, 1, [element]);
       const [el] = f.vars;
-      const body = f.body;
-      return {
-        type: 'boolean',
-        eval: nullSafe(arr, (v, row, ctx) => {
+      return compiled({ type: 'boolean' }, () => {
+        const body = f.body;
+        return nullSafe(arr, (v, row, ctx) => {
           let sawNull = false;
           for (const x of v as unknown[]) {
             el.value = x ?? null;
@@ -192,8 +189,8 @@ function quantifier(decisive: boolean): HigherOrderFunctionDef {
             if (isNull(r)) sawNull = true;
           }
           return sawNull ? null : !decisive;
-        }),
-      };
+        });
+      });
     },
   };
 }
@@ -205,10 +202,9 @@ export const HIGHER_ORDER_FUNCTIONS: Record<string, HigherOrderFunctionDef> = {
       const { arr, element } = arrayArg(c, e, 0);
       const { f, indexed } = elementLambda(c, e, element, (x, p) => c.lambda(x, p));
       const [el, index] = f.vars;
-      const body = f.body;
-      return {
-        ...arrayOf(f),
-        eval: nullSafe(arr, (v, row, ctx) => {
+      return compiled(arrayOf(f), () => {
+        const body = f.body;
+        return nullSafe(arr, (v, row, ctx) => {
           const xs = v as unknown[];
           const out = new Array<unknown>(xs.length);
           for (let i = 0; i < xs.length; i++) {
@@ -217,8 +213,8 @@ export const HIGHER_ORDER_FUNCTIONS: Record<string, HigherOrderFunctionDef> = {
             out[i] = body(row, ctx);
           }
           return out;
-        }),
-      };
+        });
+      });
     },
   },
   filter: {
@@ -227,10 +223,9 @@ export const HIGHER_ORDER_FUNCTIONS: Record<string, HigherOrderFunctionDef> = {
       const { arr, element } = arrayArg(c, e, 0);
       const { f, indexed } = elementLambda(c, e, element, (x, p) => predicate(c, e, 1, p));
       const [el, index] = f.vars;
-      const body = f.body;
-      return {
-        ...(arr.type === 'null' ? arrayOf({ type: 'null' }) : typeOnly(arr)),
-        eval: nullSafe(arr, (v, row, ctx) => {
+      return compiled(arr.type === 'null' ? arrayOf({ type: 'null' }) : typeOnly(arr), () => {
+        const body = f.body;
+        return nullSafe(arr, (v, row, ctx) => {
           const xs = v as unknown[];
           const out: unknown[] = [];
           for (let i = 0; i < xs.length; i++) {
@@ -239,8 +234,8 @@ export const HIGHER_ORDER_FUNCTIONS: Record<string, HigherOrderFunctionDef> = {
             if (body(row, ctx) === true) out.push(xs[i] ?? null);
           }
           return out;
-        }),
-      };
+        });
+      });
     },
   },
   // Three-valued, as Spark's default spark.sql.legacy.arrayExistsFollowsThreeValuedLogic=true:
@@ -259,12 +254,9 @@ export const HIGHER_ORDER_FUNCTIONS: Record<string, HigherOrderFunctionDef> = {
       const right = arrayArg(c, e, 1);
       const f = c.lambda(e.args[2], [left.element, right.element]);
       const [l, r] = f.vars;
-      const body = f.body;
-      const getL = left.arr.eval;
-      const getR = right.arr.eval;
-      return {
-        ...arrayOf(f),
-        eval: (row, ctx) => {
+      return compiled(arrayOf(f), () => {
+        const [body, getL, getR] = [f.body, left.arr.eval, right.arr.eval];
+        return (row, ctx) => {
           const xs = getL(row, ctx) as unknown[] | null;
           if (isNull(xs)) return null;
           const ys = getR(row, ctx) as unknown[] | null;
@@ -277,8 +269,8 @@ export const HIGHER_ORDER_FUNCTIONS: Record<string, HigherOrderFunctionDef> = {
             out[i] = body(row, ctx);
           }
           return out;
-        },
-      };
+        };
+      });
     },
   },
   // Without a comparator: ascending, NULLs last. A comparator gives a negative integer, 0 or a
@@ -292,25 +284,24 @@ export const HIGHER_ORDER_FUNCTIONS: Record<string, HigherOrderFunctionDef> = {
         if (!isOrderable(element)) {
           c.mismatch(e, 'INVALID_ORDERING_TYPE', `The \`array_sort\` does not support ordering on type "${typeText(element)}".`, 'Give array_sort a comparator lambda: array_sort(a, (l, r) -> …).');
         }
-        return { ...type, eval: nullSafe(arr, (v) => [...(v as unknown[])].sort(defaultOrder)) };
+        return compiled(type, () => nullSafe(arr, (v) => [...(v as unknown[])].sort(defaultOrder)));
       }
       const f = c.lambda(e.args[1], [element, element]);
       if (f.type !== 'long') {
         c.mismatch(e, 'UNEXPECTED_RETURN_TYPE', `The \`lambdafunction\` requires return "INT" type, but the actual is "${typeText(f)}" type.`, 'The comparator must give an integer: negative, 0 or positive.');
       }
       const [l, r] = f.vars;
-      const body = f.body;
-      return {
-        ...type,
-        eval: nullSafe(arr, (v, row, ctx) =>
+      return compiled(type, () => {
+        const body = f.body;
+        return nullSafe(arr, (v, row, ctx) =>
           (v as unknown[]).map((x) => x ?? null).sort((x, y) => {
             l.value = x;
             r.value = y;
             const cmp = body(row, ctx);
             if (isNull(cmp)) comparatorReturnedNull(x, y);
             return Number(cmp);
-          })),
-      };
+          }));
+      });
     },
   },
   map_filter: {
@@ -319,10 +310,9 @@ export const HIGHER_ORDER_FUNCTIONS: Record<string, HigherOrderFunctionDef> = {
       const { map, key, value } = mapArg(c, e, 0);
       const f = predicate(c, e, 1, [key, value]);
       const [k, v] = f.vars;
-      const body = f.body;
-      return {
-        ...typeOnly(map),
-        eval: nullSafe(map, (m, row, ctx) => {
+      return compiled(typeOnly(map), () => {
+        const body = f.body;
+        return nullSafe(map, (m, row, ctx) => {
           const texts = Object.keys(m as object);
           const kept: [string, unknown][] = [];
           entries(m as Record<string, unknown>, key).forEach(([typed, val], i) => {
@@ -331,8 +321,8 @@ export const HIGHER_ORDER_FUNCTIONS: Record<string, HigherOrderFunctionDef> = {
             if (body(row, ctx) === true) kept.push([texts[i], val]);
           });
           return sameKeys(kept);
-        }),
-      };
+        });
+      });
     },
   },
   // A NULL or repeated new key is Spark's NULL_MAP_KEY or DUPLICATED_MAP_KEY (a bad record).
@@ -345,13 +335,11 @@ export const HIGHER_ORDER_FUNCTIONS: Record<string, HigherOrderFunctionDef> = {
         c.mismatch(e, 'INVALID_MAP_KEY_TYPE', `The input ${typeText(f)} is an invalid type for a map key.`, 'A map cannot key a map: give the lambda a key of another type.');
       }
       const [k, v] = f.vars;
-      const body = f.body;
-      const keyType: TypeInfo = f.type === 'null' ? { type: 'string' } : f;
-      return {
-        type: 'map',
-        keyType: { ...fieldOfType('key', keyType), nullable: false },
-        valueType: map.type === 'map' ? map.valueType : fieldOfType('value', value),
-        eval: nullSafe(map, (m, row, ctx) => {
+      const keyType: TypeInfo = f.type === 'null' ? { type: 'string' } : typeOnly(f);
+      const type: TypeInfo = { type: 'map', keyType: { ...fieldOfType('key', keyType), nullable: false }, valueType: map.type === 'map' ? map.valueType : fieldOfType('value', value) };
+      return compiled(type, () => {
+        const body = f.body;
+        return nullSafe(map, (m, row, ctx) => {
           const pairs = entries(m as Record<string, unknown>, key);
           const keys = pairs.map(([typed, val]) => {
             k.value = typed;
@@ -359,8 +347,8 @@ export const HIGHER_ORDER_FUNCTIONS: Record<string, HigherOrderFunctionDef> = {
             return body(row, ctx);
           });
           return buildMap('transform_keys()', keys, pairs.map((p) => p[1]), keyType);
-        }),
-      };
+        });
+      });
     },
   },
   transform_values: {
@@ -369,20 +357,18 @@ export const HIGHER_ORDER_FUNCTIONS: Record<string, HigherOrderFunctionDef> = {
       const { map, key, value } = mapArg(c, e, 0);
       const f = c.lambda(e.args[1], [key, value]);
       const [k, v] = f.vars;
-      const body = f.body;
-      return {
-        type: 'map',
-        keyType: map.type === 'map' ? map.keyType : { name: 'key', type: 'string', nullable: false },
-        valueType: fieldOfType('value', f),
-        eval: nullSafe(map, (m, row, ctx) => {
+      const type: TypeInfo = { type: 'map', keyType: map.type === 'map' ? map.keyType : { name: 'key', type: 'string', nullable: false }, valueType: fieldOfType('value', f) };
+      return compiled(type, () => {
+        const body = f.body;
+        return nullSafe(map, (m, row, ctx) => {
           const texts = Object.keys(m as object);
           return sameKeys(entries(m as Record<string, unknown>, key).map(([typed, val], i) => {
             k.value = typed;
             v.value = val;
             return [texts[i], body(row, ctx)];
           }));
-        }),
-      };
+        });
+      });
     },
   },
   // The keys of both maps, the first map's first; a value missing from one map is NULL.
@@ -406,14 +392,10 @@ export const HIGHER_ORDER_FUNCTIONS: Record<string, HigherOrderFunctionDef> = {
       }
       const f = c.lambda(e.args[2], [key, left.value, right.value]);
       const [k, v1, v2] = f.vars;
-      const body = f.body;
-      const getL = lm.eval;
-      const getR = rm.eval;
-      return {
-        type: 'map',
-        keyType,
-        valueType: fieldOfType('value', f),
-        eval: (row, ctx) => {
+      const [leftMap, rightMap] = [lm, rm];
+      return compiled({ type: 'map', keyType, valueType: fieldOfType('value', f) }, () => {
+        const [body, getL, getR] = [f.body, leftMap.eval, rightMap.eval];
+        return (row, ctx) => {
           const m1 = getL(row, ctx) as Record<string, unknown> | null;
           if (isNull(m1)) return null;
           const m2 = getR(row, ctx) as Record<string, unknown> | null;
@@ -425,8 +407,8 @@ export const HIGHER_ORDER_FUNCTIONS: Record<string, HigherOrderFunctionDef> = {
             v2.value = Object.hasOwn(m2!, t) ? (m2![t] ?? null) : null;
             return [t, body(row, ctx)];
           }));
-        },
-      };
+        };
+      });
     },
   },
 };

@@ -12,7 +12,8 @@
  *   leaves out NULL fields (Spark's `ignoreNullFields` default); its options `timestampFormat`,
  *   `timestampNTZFormat` and `dateFormat` (datetime patterns) and `ignoreNullFields` change that.
  */
-import { variantJsonValue, variantToJson, type Variant } from './variant';
+import { parseVariantMembers, variantJsonValue, variantToJson, type Variant } from './variant';
+import { parseJsonText } from './variant-functions';
 import { formatWithPattern, parseWithPattern, tokenizePattern } from './datetime-patterns';
 import { jsonNumber, parseJson, stringifyJson, type JsonNumber } from '../json-text';
 import { fitsLong, toLong } from './long';
@@ -21,6 +22,7 @@ import { dateFromTimestamp, formatDate, parseDate } from './date';
 import { decimalFromDouble, decimalFromLong, formatDecimal, MAX_PRECISION } from './decimal';
 import { fieldOfDataType, fieldOfType, typeOfField, typeText, variantColumnRefusal } from './data-types';
 import type { CallCompiler, CallExpr, CompiledExpr } from './function-types';
+import { mapped } from './compiled-expr';
 import { checkStringLength } from './value-limits';
 import { mapKeyText, mapKeyValue } from './map-keys';
 import { foldedText } from './function-args';
@@ -39,7 +41,7 @@ import { utcDate } from './timestamp-micros';
  * `STRUCT<…>` (Spark's `StructType.fromDDL`). Returns the fields, or a message saying what is wrong
  * (naming `nonStructClass`, the caller's error class, for a schema of one other type).
  */
-export function parseDdlSchema(ddl: string, nonStructClass?: string): Field[] | string {
+export function parseDdlSchema(ddl: string, nonStructClass?: string, variantFields = false): Field[] | string {
   let t: DataType;
   try {
     t = parseSchema(ddl);
@@ -49,7 +51,8 @@ export function parseDdlSchema(ddl: string, nonStructClass?: string): Field[] | 
   if (t.kind !== 'struct') return `${nonStructClass ? `[${nonStructClass}] ` : ''}the schema '${ddl}' is one type, not a list of fields; write it as 'name TYPE, name TYPE'`;
   const f = fieldOfDataType('from_json', t);
   if (typeof f === 'string') return f;
-  const variant = variantColumnRefusal(f);
+  // from_json reads a VARIANT field from its JSON text (parseVariantMembers); a VARIANT deeper is refused.
+  const variant = variantFields ? (f.fields ?? []).map((x) => (x.type === 'variant' ? undefined : variantColumnRefusal(x))).find((m) => m !== undefined) : variantColumnRefusal(f);
   if (variant) return variant;
   const seen = new Set<string>();
   for (const x of f.fields ?? []) {
@@ -140,7 +143,7 @@ function convert(v: unknown, f: Field, o: JsonOptions = {}): unknown {
       return typeof v === 'string' ? parseInterval(v, f.type, f.interval ?? fullRange(f.type)) : null;
     case 'calendar_interval':
       return typeof v === 'string' ? safeStringToInterval(v) : null;
-    // Refused by parseDdlSchema (variantColumnRefusal).
+    // A struct's VARIANT field is read by readStruct; any deeper is refused by parseDdlSchema (variantColumnRefusal).
     case 'variant':
     case 'window':
     case 'unknown':
@@ -161,13 +164,14 @@ function readMap(obj: Record<string, unknown>, f: Field, o: JsonOptions): Record
   return Object.fromEntries(entries);
 }
 
-function readStruct(obj: Record<string, unknown>, fields: Field[], o: JsonOptions): Record<string, unknown> {
+/** A JSON object as a struct; `variants`: the object's members as variants, which its VARIANT fields are (parseVariantMembers). */
+function readStruct(obj: Record<string, unknown>, fields: Field[], o: JsonOptions, variants?: ReadonlyMap<string, Variant>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   const keys = Object.keys(obj);
   for (const f of fields) {
     let key: string | undefined = Object.hasOwn(obj, f.name) ? f.name : undefined;
     if (key === undefined) key = keys.find((k) => k.toLowerCase() === f.name.toLowerCase());
-    out[f.name] = key === undefined ? null : convert(obj[key], f, o);
+    out[f.name] = key === undefined ? null : f.type === 'variant' ? variants?.get(key) ?? null : convert(obj[key], f, o);
   }
   return out;
 }
@@ -182,11 +186,23 @@ function fromJsonCollection(text: string, f: Field, o: JsonOptions = {}): unknow
   return v === undefined ? null : convert(v, f, o);
 }
 
-/** from_json(text, schema): the struct, with NULL fields when the text is not a JSON object. */
-function fromJson(text: string, fields: Field[], o: JsonOptions = {}): Record<string, unknown> {
+/**
+ * from_json(text, schema): the struct, with NULL fields when the text is not a JSON object. A
+ * VARIANT field is its member's JSON exactly, a JSON null a variant null (Spark's JacksonParser);
+ * a key written twice inside its value makes the record malformed, all NULL (PERMISSIVE).
+ */
+function fromJson(text: string, fields: Field[], o: JsonOptions = {}, variantFields = false): Record<string, unknown> {
   const v = parseJsonOrUndefined(text);
-  if (!isObject(v)) return Object.fromEntries(fields.map((f) => [f.name, null]));
-  return readStruct(v, fields, o);
+  const nulls = () => Object.fromEntries(fields.map((f) => [f.name, null]));
+  if (!isObject(v)) return nulls();
+  if (!variantFields) return readStruct(v, fields, o);
+  let members: ReadonlyMap<string, Variant>;
+  try {
+    members = parseVariantMembers(text);
+  } catch {
+    return nulls();
+  }
+  return readStruct(v, fields, o, members);
 }
 
 /**
@@ -429,25 +445,16 @@ export function compileFromJson(e: CallExpr, c: CallCompiler): CompiledExpr {
     // A top-level ARRAY<…> or MAP<…> schema: from_json's result is that collection.
     const f = parseDdlType(schema.value.trim(), 'from_json');
     if (typeof f === 'string') c.fail(e, `from_json(): ${f}`);
-    return {
-      ...typeOfField(f),
-      eval: (r, x) => {
-        const v = t.eval(r, x);
-        return v === null || v === undefined ? null : fromJsonCollection(castValue(v, from, 'string') as string, f, options);
-      },
-    };
+    return mapped(typeOfField(f), t, (v) => (v === null || v === undefined ? null : fromJsonCollection(castValue(v, from, 'string') as string, f, options)));
   }
-  const fields = parseDdlSchema(schema.value);
+  if (/^\s*variant\s*$/i.test(schema.value)) {
+    // A VARIANT schema: Spark's JsonToStructsEvaluator reads the text as parse_json does (failing where it fails).
+    return mapped({ type: 'variant' }, t, (v) => (v === null || v === undefined ? null : parseJsonText(castValue(v, from, 'string') as string, true)));
+  }
+  const fields = parseDdlSchema(schema.value, undefined, true);
   if (typeof fields === 'string') c.fail(e, `from_json(): ${fields}`);
-  return {
-    type: 'struct',
-    fields,
-    eval: (r, x) => {
-      const v = t.eval(r, x);
-      if (v === null || v === undefined) return null;
-      return fromJson(castValue(v, from, 'string') as string, fields, options);
-    },
-  };
+  const variantFields = fields.some((f) => f.type === 'variant');
+  return mapped({ type: 'struct', fields }, t, (v) => (v === null || v === undefined ? null : fromJson(castValue(v, from, 'string') as string, fields, options, variantFields)));
 }
 
 /** to_json(struct | array | map): typed STRING, of a value whose full type it writes by. */
@@ -456,32 +463,23 @@ export function compileToJson(e: CallExpr, c: CallCompiler): CompiledExpr {
   const options = e.args[1] ? jsonOptions(e, e.args[1], c) : {};
   if (a.type === 'array' || a.type === 'map') {
     const f = fieldOfType('to_json', a);
-    return {
-      type: 'string',
-      eval: (r, x) => {
-        const v = a.eval(r, x);
-        if (v === null || v === undefined) return null;
-        const s = collectionToJson(v, f, options);
-        checkStringLength('to_json()', s.length);
-        return s;
-      },
-    };
+    return mapped({ type: 'string' }, a, (v) => {
+      if (v === null || v === undefined) return null;
+      const s = collectionToJson(v, f, options);
+      checkStringLength('to_json()', s.length);
+      return s;
+    });
   }
   // Spark's StructsToJson of a VARIANT: Variant.toJson (no options apply).
   if (a.type === 'variant') {
-    const get = a.eval;
-    return { type: 'string', eval: (r, x) => { const v = get(r, x); return v === null || v === undefined ? null : variantToJson(v as Variant); } };
+    return mapped({ type: 'string' }, a, (v) => (v === null || v === undefined ? null : variantToJson(v as Variant)));
   }
   if (a.type !== 'struct') c.fail(e, `to_json() takes a struct (such as from_json(...) or window), an array or a map, got ${a.type}`);
   const fields = a.fields ?? [];
-  return {
-    type: 'string',
-    eval: (r, x) => {
-      const v = a.eval(r, x) as Record<string, unknown> | null;
-      if (v === null || v === undefined) return null;
-      const s = toJson(v, fields, options);
-      checkStringLength('to_json()', s.length);
-      return s;
-    },
-  };
+  return mapped({ type: 'string' }, a, (v) => {
+    if (v === null || v === undefined) return null;
+    const s = toJson(v as Record<string, unknown>, fields, options);
+    checkStringLength('to_json()', s.length);
+    return s;
+  });
 }

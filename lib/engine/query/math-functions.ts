@@ -12,6 +12,7 @@
 import { RecordExpressionError } from '../errors';
 import { isStr, nums, unified } from './function-args';
 import type { CompiledExpr, FunctionDef } from './function-types';
+import { compiled, retyped, typeOfCompiled } from './compiled-expr';
 import { isNumeric } from './sql-values';
 import { bigOf, LONG_MAX, LONG_MIN, longFromDouble, narrowArithmeticOrNull, toLong, wrapToWidth, type IntegralBits, type Long } from './long';
 import { decimalOperand, integralWidth, typeText, widensToFloat, type TypeInfo } from './data-types';
@@ -107,18 +108,17 @@ const NULL_ON = new Set(['ARITHMETIC_OVERFLOW', 'DATETIME_OVERFLOW', 'INTERVAL_D
  * YEAR, 0) NULL).
  */
 function nullOnArithmeticError(x: CompiledExpr): CompiledExpr {
-  const inner = x.eval;
-  return {
-    ...x,
-    eval: (row, ctx) => {
+  return compiled(typeOfCompiled(x), () => {
+    const inner = x.eval;
+    return (row, ctx) => {
       try {
         return inner(row, ctx);
       } catch (err) {
         if (err instanceof RecordExpressionError && NULL_ON.has(String(err.details?.errorClass))) return null;
         throw err;
       }
-    },
-  };
+    };
+  });
 }
 
 /** try_add/try_subtract/try_multiply on BIGINTs and doubles: NULL where the 64-bit result overflows. */
@@ -134,7 +134,7 @@ const tryOperator = (op: '+' | '-' | '*'): FunctionDef['compile'] => (e, c) => {
   if (l.type === 'decimal' || r.type === 'decimal') return operator();
   if ([l, r].some((x) => DATETIME_OR_INTERVAL.has(x.type))) return nullOnArithmeticError(operator());
   const bits = (l.type === 'long' || l.type === 'null') && (r.type === 'long' || r.type === 'null') ? integralWidth(l, r) : undefined;
-  if (bits) return { ...nullSafeBinary({ type: 'long' }, l, r, (a, b) => narrowArithmeticOrNull(op, bits, a as number, b as number)), integral: bits };
+  if (bits) return nullSafeBinary({ type: 'long', integral: bits }, l, r, (a, b) => narrowArithmeticOrNull(op, bits, a as number, b as number));
   return widensToFloat([l, r]) ? operator() : undefined;
 };
 
@@ -191,7 +191,7 @@ function roundWith(fn: (x: number) => number, v: number, scale: number): number 
  * as Spark needs a foldable one. Undefined for another argument: the function as registered.
  */
 function decimalUnary(x: CompiledExpr, t: DecimalType, f: (v: bigint) => bigint | null): CompiledExpr {
-  return { ...nullSafeUnary(x, (v) => f(v as bigint)), type: 'decimal', decimal: t };
+  return nullSafeUnary({ type: 'decimal', decimal: t }, x, (v) => f(v as bigint));
 }
 
 const absTyped: FunctionDef['typed'] = (_e, [x]) => {
@@ -199,7 +199,7 @@ const absTyped: FunctionDef['typed'] = (_e, [x]) => {
   if (x.type === 'decimal') return decimalUnary(x, x.decimal!, (v) => (v < 0n ? -v : v));
   if (!x.integral && !x.float32) return undefined;
   const bits = x.integral;
-  return { ...nullSafeUnary(x, (v) => (bits ? wrapToWidth(bits, Math.abs(v as number)) : Math.abs(v as number))), type: x.type, ...(bits ? { integral: bits } : { float32: true as const }) };
+  return nullSafeUnary({ type: x.type, ...(bits ? { integral: bits } : { float32: true as const }) }, x, (v) => (bits ? wrapToWidth(bits, Math.abs(v as number)) : Math.abs(v as number)));
 };
 
 const roundTyped = (halfEven: boolean): FunctionDef['typed'] => (e, [x]) => {
@@ -209,7 +209,7 @@ const roundTyped = (halfEven: boolean): FunctionDef['typed'] => (e, [x]) => {
   if (x.type === 'decimal') return roundDecimal(x, digits, halfEven ? 'HALF_EVEN' : 'HALF_UP');
   if (x.float32) {
     const roundDouble = halfEven ? roundHalfEven : roundHalfUp;
-    return { ...nullSafeUnary(x, (v) => Math.fround(roundDouble(v as number, digits))), type: 'double', float32: true };
+    return nullSafeUnary({ type: 'double', float32: true }, x, (v) => Math.fround(roundDouble(v as number, digits)));
   }
   if (x.type !== 'long') return undefined;
   // A BIGINT too is rounded exactly and wraps as the JVM's long (round(9223372036854775807L, -1)
@@ -217,16 +217,13 @@ const roundTyped = (halfEven: boolean): FunctionDef['typed'] => (e, [x]) => {
   const bits = x.integral;
   if (digits >= 0) return x;
   const unit = 10n ** BigInt(-digits);
-  return {
-    ...nullSafeUnary(x, (v) => {
-      const n = bigOf(v as Long);
-      let q = n / unit;
-      const twice = 2n * (n - q * unit) * (n < 0n ? -1n : 1n);
-      if (twice > unit || (twice === unit && (!halfEven || q % 2n !== 0n))) q += n < 0n ? -1n : 1n;
-      return bits ? wrapToWidth(bits, q * unit) : toLong(BigInt.asIntN(64, q * unit));
-    }),
-    type: 'long', ...(bits ? { integral: bits } : {}),
-  };
+  return nullSafeUnary({ type: 'long', ...(bits ? { integral: bits } : {}) }, x, (v) => {
+    const n = bigOf(v as Long);
+    let q = n / unit;
+    const twice = 2n * (n - q * unit) * (n < 0n ? -1n : 1n);
+    if (twice > unit || (twice === unit && (!halfEven || q % 2n !== 0n))) q += n < 0n ? -1n : 1n;
+    return bits ? wrapToWidth(bits, q * unit) : toLong(BigInt.asIntN(64, q * unit));
+  });
 };
 
 /**
@@ -249,7 +246,7 @@ const floorCeilTyped = (up: boolean): FunctionDef['typed'] => (e, args) => {
     return dec && roundDecimal(dec, Math.trunc(scale.value), up ? 'CEILING' : 'FLOOR');
   }
   // An integer is its own floor and ceiling, a BIGINT (Spark's Ceil and Floor take a LongType as it is, not as a DOUBLE).
-  if (x.type === 'long') return { type: 'long', eval: x.eval };
+  if (x.type === 'long') return retyped(x, { type: 'long' });
   if (x.type !== 'decimal') return undefined;
   const { precision: p, scale: s } = x.decimal!;
   return decimalUnary(x, bounded(p - s + 1, 0), (v) => setScale(v, s, 0, up ? 'CEILING' : 'FLOOR'));
@@ -296,11 +293,11 @@ function asDecimal(x: CompiledExpr): CompiledExpr | undefined {
   if (x.type === 'decimal') return x;
   if (x.type === 'long' || x.type === 'null') {
     const dt = x.integral ? { precision: { 8: 3, 16: 5, 32: 10 }[x.integral], scale: 0 } : LONG_DECIMAL;
-    return { ...nullSafeUnary(x, (v) => decimalFromLong(v as Long, dt)), type: 'decimal', decimal: dt };
+    return nullSafeUnary({ type: 'decimal', decimal: dt }, x, (v) => decimalFromLong(v as Long, dt));
   }
   if (x.type === 'double') {
     const dt = x.float32 ? { precision: 14, scale: 7 } : { precision: 30, scale: 15 };
-    return { ...nullSafeUnary(x, (v) => decimalFromDouble(v as number, dt)), type: 'decimal', decimal: dt };
+    return nullSafeUnary({ type: 'decimal', decimal: dt }, x, (v) => decimalFromDouble(v as number, dt));
   }
   return undefined;
 }
@@ -355,24 +352,21 @@ const pmodTyped: FunctionDef['typed'] = (e, args) => {
     const t = resultType('%', xt, yt);
     const asDecimal = (c: CompiledExpr, d: DecimalType) => (c.type === 'long' ? (v: Long) => decimalFromLong(v, d)! : (v: unknown) => v as bigint);
     const [xv, yv] = [asDecimal(x, xt), asDecimal(y, yt)];
-    return {
-      ...nullSafeBinary({ type: 'decimal' }, x, y, (a, b) => {
+    return nullSafeBinary({ type: 'decimal', decimal: t }, x, y, (a, b) => {
         const n = yv(b as Long);
         // Spark's Remainder (NULL for a zero divisor), at t's scale, the larger of the two: a
         // remainder has no more integer digits than either operand, so t never narrows it.
         const r = arithmetic('%', xv(a as Long), xt.scale, n, yt.scale, t);
         // (r + n) % n, r + n exact (it may not fit t where n is negative).
         return r === null || r >= 0n ? r : arithmetic('%', r + rescale(n, yt.scale, t.scale), t.scale, n, yt.scale, t);
-      }),
-      decimal: t,
-    };
+    });
   }
   if (isIntegral(x) && isIntegral(y) && !(x.type === 'null' && y.type === 'null')) {
     const bits = integralWidth(x, y);
-    return { ...nullSafeBinary({ type: 'long' }, x, y, (a, b) => pmodIntegral(bits, a as Long, b as Long)), ...(bits ? { integral: bits } : {}) };
+    return nullSafeBinary({ type: 'long', ...(bits ? { integral: bits } : {}) }, x, y, (a, b) => pmodIntegral(bits, a as Long, b as Long));
   }
   if (!widensToFloat([x, y])) return undefined;
-  return { ...nullSafeBinary({ type: 'double' }, asFloat(x), asFloat(y), (a, b) => { const n = b as number; if (n === 0) return null; const r = (a as number) % n; return Math.fround(r < 0 ? (r + n) % n : r); }), float32: true };
+  return nullSafeBinary({ type: 'double', float32: true }, asFloat(x), asFloat(y), (a, b) => { const n = b as number; if (n === 0) return null; const r = (a as number) % n; return Math.fround(r < 0 ? (r + n) % n : r); });
 };
 
 /**
@@ -388,7 +382,7 @@ const shiftInputTypes = ([x, n]: CompiledExpr[]): (TypeInfo | undefined)[] => [
 const shiftTyped = (op: (a: number, n: number) => number): FunctionDef['typed'] => (_e, args) => {
   const [x, y] = args;
   if (args.length !== 2 || !x.integral || !isIntegral(y)) return undefined;
-  return { ...nullSafeBinary({ type: 'long' }, x, y, (a, n) => op(a as number, Number(BigInt.asIntN(32, bigOf(n as Long))) & 31)), integral: 32 };
+  return nullSafeBinary({ type: 'long', integral: 32 }, x, y, (a, n) => op(a as number, Number(BigInt.asIntN(32, bigOf(n as Long))) & 31));
 };
 
 /**
@@ -412,7 +406,7 @@ function bitGet(name: string): FunctionDef {
       const [x, pos] = args;
       const size = x?.integral;
       if (args.length !== 2 || !size || !isIntegral(pos)) return undefined;
-      return { ...nullSafeBinary({ type: 'long' }, x, pos, (v, p) => bit(v as Long, p as Long, size)), integral: 8 };
+      return nullSafeBinary({ type: 'long', integral: 8 }, x, pos, (v, p) => bit(v as Long, p as Long, size));
     },
   };
 }

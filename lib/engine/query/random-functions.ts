@@ -12,6 +12,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { exprChildren, exprToString, type Expr } from './expression';
 import { constant } from './function-args';
 import type { CallCompiler, CallExpr, CompiledExpr, EvalContext, SpecialFormDef } from './function-types';
+import { compiled, typeOfCompiled } from './compiled-expr';
 import { XORShiftRandom } from './xorshift-random';
 
 /** A generator per task (per evaluation context), made at its first use. */
@@ -74,10 +75,9 @@ export const RANDOM_ARRAY_FORMS: Record<string, SpecialFormDef> = {
       if (a.type !== 'array' && a.type !== 'null') c.mismatch(e, 'UNEXPECTED_INPUT_TYPE', `The first parameter requires the "ARRAY" type, however "${exprToString(e.args[0])}" has the type "${a.type.toUpperCase()}".`, 'Pass an array.');
       const seed = randomBytes(8).readBigInt64BE();
       const rng = perTask((partition) => new XORShiftRandom(BigInt.asIntN(64, seed + BigInt(partition))));
-      const get = a.eval;
-      return {
-        ...a,
-        eval: (row, ctx) => {
+      return compiled(typeOfCompiled(a), () => {
+        const get = a.eval;
+        return (row, ctx) => {
           const v = get(row, ctx);
           if (!Array.isArray(v)) return v ?? null;
           const r = rng(ctx);
@@ -89,8 +89,8 @@ export const RANDOM_ARRAY_FORMS: Record<string, SpecialFormDef> = {
             out[j] = x;
           }
           return out;
-        },
-      };
+        };
+      });
     },
   },
 };

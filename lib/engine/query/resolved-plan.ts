@@ -86,8 +86,9 @@ export function outputSchema(plan: LogicalPlan): Schema {
 
 /**
  * `e` with itself and each of its subexpressions carrying its type over `schema` (Spark's resolved
- * expression tree), computed by one compilation; `e` when it carries its type already. A copy:
- * the input plan's expressions are never changed.
+ * expression tree), found by the compiler's analysis of it, which builds no evaluator
+ * (compiled-expr.ts); `e` when it carries its type already. A copy: the input plan's expressions
+ * are never changed.
  */
 function typedTree(e: Expr, schema: Schema): Expr {
   if (e.dataType) return e;

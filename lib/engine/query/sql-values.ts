@@ -34,6 +34,15 @@ function timestampFromSeconds(seconds: number): number | null {
 }
 
 /**
+ * A BINARY's text as Spark 4 writes it where no binary style applies (SparkStringUtils.getHexString,
+ * ToStringBase's default binary formatter): its bytes in upper-case hex, spaced, in brackets
+ * (`[45 61 73]`).
+ */
+export function binaryHexText(v: Uint8Array): string {
+  return `[${[...v].map((b) => b.toString(16).toUpperCase().padStart(2, '0')).join(' ')}]`;
+}
+
+/**
  * A DOUBLE's text as Spark's CAST gives it (Java's Double.toString): the shortest digits that
  * read back as the value, plain from 10^-3 up to 10^7 with at least one fractional digit
  * (`100.0`, `0.001`), otherwise computerized scientific notation (`1.0E7`, `1.5E10`, `1.0E-5`).

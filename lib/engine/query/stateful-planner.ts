@@ -23,6 +23,7 @@ import { resolveAggregate, type AggregateArg } from './aggregate-functions';
 import { aggregateKeyNames } from './aggregate-planner';
 import { exprToString, type Expr, type SqlPosition } from './expression';
 import { checkForOrderingExpr, compileExpression, expressionType, implicitCastExpr, resolveColumn, typeOfCompiled, type CompiledExpr, type Evaluator, type ImplicitCasts } from './expression-compiler';
+import { lazyProperty } from './compiled-expr';
 import { floatingNumbersNormalizer, holdsVariant, isOrderable, typeText, type TypeInfo } from './data-types';
 import { staticSchema, type LogicalPlan, type StreamingRelation } from './logical-plan';
 import { isSessionWindow, planSessionWindow } from './session-window-planner';
@@ -151,19 +152,20 @@ export function compileAggregateCall(name: string, expr: Expr, childSchema: Sche
   });
   const fn = resolveAggregate({ name: expr.name, args, star, distinct: false }, exprToString(expr));
   const inputs = fn.inputs ?? (compiled.length > 0 ? [0] : []);
-  const evals = inputs.map((i) => compiled[i].eval);
   const prepare = fn.prepare;
-  if (evals.length === 0) return { name, fn };
-  if (evals.length === 1 && !prepare) {
+  if (inputs.length === 0) return { name, fn };
+  if (inputs.length === 1 && !prepare) {
     const x = argExprs[inputs[0]];
-    return { name, fn, arg: evals[0], argColumn: x.kind === 'column' ? resolveColumn(childSchema, x.name)?.name : undefined };
+    return lazyProperty<AggregateSpec, 'arg'>({ name, fn, argColumn: x.kind === 'column' ? resolveColumn(childSchema, x.name)?.name : undefined }, 'arg', () => compiled[inputs[0]].eval);
   }
-  const [e0, e1] = evals;
-  const arg: Evaluator =
-    evals.length === 1 ? (r, c) => prepare!(e0(r, c))
-    : evals.length === 2 ? (r, c) => prepare!(e0(r, c), e1(r, c))
-    : (r, c) => prepare!(...evals.map((e) => e(r, c)));
-  return { name, fn, arg };
+  // The argument's evaluator is built by physical planning, when it first reads it.
+  return lazyProperty<AggregateSpec, 'arg'>({ name, fn }, 'arg', (): Evaluator => {
+    const evals = inputs.map((i) => compiled[i].eval);
+    const [e0, e1] = evals;
+    return evals.length === 1 ? (r, c) => prepare!(e0(r, c))
+      : evals.length === 2 ? (r, c) => prepare!(e0(r, c), e1(r, c))
+        : (r, c) => prepare!(...evals.map((e) => e(r, c)));
+  });
 }
 
 /**
@@ -255,14 +257,16 @@ function compileGroupingKeys(analysis: AggregateAnalysis, childSchema: Schema, t
     // key is then computed, not a column read as it is.
     const normalize = k.window || k.session ? undefined : floatingNumbersNormalizer(c);
     const column = !k.window && !normalize && k.expr.kind === 'column' ? resolveColumn(childSchema, k.expr.name)?.name : undefined;
-    const evaluate = c.eval;
-    const keyEval: typeof evaluate = normalize ? (row, ctx) => normalize(evaluate(row, ctx)) : evaluate;
-    return {
-      name: k.name, type: k.window || k.session ? 'window' : c.type === 'null' ? 'string' : c.type, eval: keyEval, window: k.window, column,
+    // The key's evaluator is built by physical planning, when it first reads it.
+    return lazyProperty<GroupingKey, 'eval'>({
+      name: k.name, type: k.window || k.session ? 'window' : c.type === 'null' ? 'string' : c.type, window: k.window, column,
       ...(c.decimal && !k.window ? { decimal: c.decimal } : {}), ...(c.elementType ? { elementType: c.elementType } : {}), ...(c.fields && !k.window && !k.session ? { fields: c.fields } : {}),
       ...(c.integral ? { integral: c.integral } : {}), ...(c.float32 ? { float32: true as const } : {}), ...(c.ntz ? { ntz: true as const } : {}), ...(c.interval ? { interval: c.interval } : {}),
       ...(c.type === 'null' && !k.window && !k.session ? { void: true as const } : {}),
-    };
+    } as GroupingKey, 'eval', () => {
+      const evaluate = c.eval;
+      return normalize ? (row, ctx) => normalize(evaluate(row, ctx)) : evaluate;
+    });
   });
 }
 

@@ -8,13 +8,14 @@ import { RecordExpressionError } from '../errors';
 import type { Field } from '../types';
 import { fieldOfDataType } from './data-types';
 import type { Expr } from './expression';
-import type { CallExpr, CompiledExpr, FunctionDef } from './function-types';
+import type { CallExpr, FunctionDef } from './function-types';
+import { compiled, mapped } from './compiled-expr';
 import { parseDataType } from './parser/data-type-parser';
 import { castsWithVariant, toVariant } from './variant-casts';
 import { parseVariant, parseVariantPath, schemaOfVariant, schemaText, variantAt, VariantParseError, type Variant, type VariantPathSegment } from './variant';
 
-/** parse_json: a failure is Spark's error; try_parse_json: NULL. */
-function parseJsonText(text: string, fail: boolean): Variant | null {
+/** parse_json (and from_json with a VARIANT schema): a failure is Spark's error; try_parse_json: NULL. */
+export function parseJsonText(text: string, fail: boolean): Variant | null {
   try {
     return parseVariant(text);
   } catch (e) {
@@ -61,6 +62,8 @@ function variantGet(fn: 'variant_get' | 'try_variant_get'): FunctionDef {
     compile: (e, c) => {
       if (e.args.length !== 2) return undefined;
       const [v, p] = [c.compile(e.args[0]), c.compile(e.args[1])];
+      // `v:path` reads a VARIANT only: a NULL too is refused, which variant_get(NULL, …) takes.
+      if (e.variantPath && v.type !== 'variant') c.fail(e, `[COLUMN_IS_NOT_VARIANT_TYPE] The path ${String((e.args[1] as { value?: unknown }).value)} reads a VARIANT, not a ${v.type.toUpperCase()}: make one with parse_json(…) or CAST(… AS VARIANT).`, 'COLUMN_IS_NOT_VARIANT_TYPE');
       if (v.type !== 'variant' && v.type !== 'null') c.mismatch(e, 'UNEXPECTED_INPUT_TYPE', `the first parameter of ${fn} requires the "VARIANT" type.`, `${fn}() takes a VARIANT such as parse_json(text)`);
       if (!isText(p.type)) c.mismatch(e, 'UNEXPECTED_INPUT_TYPE', `the second parameter of ${fn} requires the "STRING" type.`, `${fn}()'s path is a string such as '$.user.id'`);
       // A literal path is read once, and refused at analysis when it is not one (Spark's foldable path).
@@ -68,10 +71,9 @@ function variantGet(fn: 'variant_get' | 'try_variant_get'): FunctionDef {
       const literal = pathArg.kind === 'literal' && typeof pathArg.value === 'string' ? pathArg.value : undefined;
       const fixed = literal === undefined ? undefined : parseVariantPath(literal);
       if (literal !== undefined && fixed === undefined) c.fail(e, `[INVALID_VARIANT_GET_PATH] The path \`${literal}\` is not a valid variant extraction path in \`${fn}\`.`, 'INVALID_VARIANT_GET_PATH');
-      const [getV, getP] = [v.eval, p.eval];
-      return {
-        type: 'variant',
-        eval: (r, x) => {
+      return compiled({ type: 'variant' }, () => {
+        const [getV, getP] = [v.eval, p.eval];
+        return (r, x) => {
           const value = getV(r, x) as Variant | null;
           if (value === null || value === undefined) return null;
           let path: VariantPathSegment[] | undefined = fixed;
@@ -81,8 +83,8 @@ function variantGet(fn: 'variant_get' | 'try_variant_get'): FunctionDef {
             path = parseVariantPath(String(text)) ?? invalidPath(String(text), fn);
           }
           return variantAt(value, path) ?? null;
-        },
-      } satisfies CompiledExpr;
+        };
+      });
     },
   };
 }
@@ -117,8 +119,8 @@ export const VARIANT_FUNCTIONS: Record<string, FunctionDef> = {
       if ((a.type !== 'struct' && a.type !== 'map' && a.type !== 'array') || !castsWithVariant(a)) {
         c.mismatch(e, 'CAST_WITHOUT_SUGGESTION', `cannot cast "${a.type.toUpperCase()}" to "VARIANT".`, 'to_variant_object() takes a STRUCT, a MAP with STRING keys or an ARRAY');
       }
-      const [convert, get] = [toVariant(a), a.eval];
-      return { type: 'variant', eval: (r, x) => { const v = get(r, x); return v === null || v === undefined ? null : convert(v); } };
+      const convert = toVariant(a);
+      return mapped({ type: 'variant' }, a, (v) => (v === null || v === undefined ? null : convert(v)));
     },
   },
 };

@@ -7,11 +7,13 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Schema } from '../types';
 import { columnField } from '../spec/source-schema';
+import { JsonLineParser } from '../operators/record-parser';
 import { decodeValue, encodeValue } from '../state/state-value-codec';
 import type { StreamingRelation } from './logical-plan';
 import { eventsQuery } from './testing/events-query';
 import { runInBatches } from './testing/stateful-test-harness';
 import { failure, selectRefusal } from './testing/select-refusal';
+import { selectStatic } from './testing/spark-printed';
 import type { WeirError } from '../errors';
 import { compileStreamingQuery } from './streaming-query';
 import { mergeVariantSchema, parseVariant, parseVariantPath, schemaOfVariant, schemaText, variantToJson, type Variant } from './variant';
@@ -194,9 +196,99 @@ describe('variant functions through a stream query', () => {
     expect(compileError('SELECT coalesce(parse_json(value), parse_json(value)) AS v, isnull(parse_json(value)) AS n FROM src')).toBe('compiled');
   });
 
-  it('refuses a VARIANT column where a reader would build it from text (source schema, from_json)', () => {
-    expect(selectRefusal("from_json(value, 'a VARIANT')", rel).message).toMatch(/parse_json/);
-    expect(columnField('payload', 'VARIANT')).toMatch(/parse_json/);
+  it("reads Spark 4's path syntax v:a.b[0] as variant_get(v, '$.a.b[0]'), a VARIANT, cast by a following ::type", async () => {
+    expect(await one('to_json(parse_json(value):user)', doc)).toBe('{"id":1234567890123456789,"name":"ann","score":"12"}');
+    expect(await one('parse_json(value):user.id::bigint', doc)).toBe(1234567890123456789n);
+    expect(await one("parse_json(value):['user']['name']::string", doc)).toBe('ann');
+    expect(await one('parse_json(value) : tags [1] :: string', doc)).toBe('b');
+    expect(await one('parse_json(value):user.score::int + 1', doc)).toBe(13);
+    expect(await one('typeof(parse_json(value):amount)', doc)).toBe('variant');
+    expect(await one('parse_json(value):missing.x::int', doc)).toBeNull();
+    expect(await one('to_json(parse_json(value):[0])', '[7, 8]')).toBe('7');
+    // A path reads the JSON's keys exactly (case-sensitive), as variant_get does.
+    expect(await one('parse_json(value):User::string', doc)).toBeNull();
+    // Through a subquery's column, and after a struct field.
+    const [row] = await run("SELECT j:user.name::string AS n, s.j:ok::boolean AS ok FROM (SELECT parse_json(value) AS j, named_struct('j', parse_json(value)) AS s FROM events)", [{ value: doc }]);
+    expect(row).toEqual({ n: 'ann', ok: true });
+  });
+
+  it("names a path's column as its variant_get call", () => {
+    const q = compileStreamingQuery('SELECT parse_json(value):user.id, parse_json(value):[0]::int FROM src', rel);
+    expect(q.outputSchema.map((f) => f.name)).toEqual(["variant_get(parse_json(value), '$.user.id')", "CAST(variant_get(parse_json(value), '$[0]') AS INT)"]);
+  });
+
+  it('refuses a path of what is no VARIANT (COLUMN_IS_NOT_VARIANT_TYPE), a NULL too', () => {
+    expect(selectRefusal('value:a', rel).errorClass).toBe('COLUMN_IS_NOT_VARIANT_TYPE');
+    expect(selectRefusal('NULL:a', rel).errorClass).toBe('COLUMN_IS_NOT_VARIANT_TYPE');
+    expect(selectRefusal("named_struct('a', 1):a", rel).errorClass).toBe('COLUMN_IS_NOT_VARIANT_TYPE');
+    // variant_get itself takes a NULL.
+    expect(() => compileStreamingQuery("SELECT variant_get(NULL, '$.a') AS v FROM src", rel)).not.toThrow();
+  });
+
+  it('refuses a colon that is no path: after a string (a parameter marker to Spark 4.1), or at the start of an expression', () => {
+    expect(selectRefusal("'str':a", rel).errorClass).toBe('PARSE_SYNTAX_ERROR');
+    expect(selectRefusal(':a', rel).message).toContain("Syntax error at or near ':'");
+    expect(selectRefusal('(parse_json(value):)', rel).errorClass).toBe('PARSE_SYNTAX_ERROR');
+    // A keyword is a name there, as in Spark's grammar: the path `AS`.
+    expect(() => compileStreamingQuery('SELECT parse_json(value): AS v FROM src', rel)).not.toThrow();
+  });
+
+  it('schema_of_variant_agg merges the schemas of a group\'s variants across batches, VOID for none', async () => {
+    const events: StreamingRelation = { kind: 'StreamingRelation', sourceName: 'events', schema: [{ name: 'k', type: 'string' }, ...SCHEMA], watermarkDelayMs: 0 };
+    const rows = [
+      { k: 'a', value: '{"id": 1, "tags": ["x"]}' }, { k: 'a', value: '{"id": 2.5, "name": "ann"}' }, { k: 'a', value: null },
+      { k: 'b', value: '1' }, { k: 'b', value: '"s"' }, { k: 'c', value: null },
+    ];
+    const { output } = await runInBatches('SELECT k, schema_of_variant_agg(parse_json(value)) AS s FROM events GROUP BY k', events, rows, 3);
+    expect(output.map((r) => [r.k, r.s])).toEqual([['a', 'OBJECT<id: DECIMAL(21,1), name: STRING, tags: ARRAY<STRING>>'], ['b', 'VARIANT'], ['c', 'VOID']]);
+  });
+
+  it('schema_of_variant_agg over a static table, and its refusals', async () => {
+    const { rows } = await selectStatic(`SELECT schema_of_variant_agg(parse_json(j)) AS s FROM VALUES ('[1, 2]'), ('[3.5]'), (NULL) AS t(j)`, []);
+    expect(rows).toEqual([{ s: 'ARRAY<DECIMAL(21,1)>' }]);
+    const { rows: none } = await selectStatic('SELECT schema_of_variant_agg(parse_json(j)) AS s FROM VALUES (CAST(NULL AS STRING)) AS t(j) WHERE j IS NOT NULL', []);
+    expect(none).toEqual([{ s: 'VOID' }]);
+    const compileError = (sql: string) => { try { compileStreamingQuery(sql, rel); } catch (e) { return (e as WeirError).errorClass; } return 'compiled'; };
+    expect(compileError("SELECT schema_of_variant_agg(value) FROM src GROUP BY value")).toBe('DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE');
+    expect(compileError("SELECT schema_of_variant_agg(NULL) FROM src GROUP BY value")).toBe('DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE');
+  });
+
+  it("from_json reads a VARIANT field from the JSON exactly, as Spark's JacksonParser: a JSON null a variant null", async () => {
+    const text = '{"id": 7, "Payload": {"n": 12345678901234567890, "d": 1.50, "x": [1e3]}, "nothing": null}';
+    expect(await one("to_json(from_json(value, 'id BIGINT, payload VARIANT').payload)", text)).toBe('{"d":1.5,"n":12345678901234567890,"x":[1000.0]}');
+    expect(await one("from_json(value, 'id BIGINT, payload VARIANT').payload:n::decimal(20,0)", text)).toBe(12345678901234567890n);
+    expect(await one("schema_of_variant(from_json(value, 'payload VARIANT').payload)", text)).toBe('OBJECT<d: DECIMAL(2,1), n: DECIMAL(20,0), x: ARRAY<DOUBLE>>');
+    expect(await one("is_variant_null(from_json(value, 'nothing VARIANT').nothing)", text)).toBe(true);
+    expect(await one("from_json(value, 'missing VARIANT').missing IS NULL", text)).toBe(true);
+    // Text that is no JSON object, or a key twice inside the variant's value: every field NULL (PERMISSIVE).
+    expect(await one("to_json(from_json(value, 'id BIGINT, v VARIANT'))", '{"id": 1, "v": {"a": 1, "a": 2}}')).toBe('{}');
+    expect(await one("from_json(value, 'v VARIANT').v IS NULL", '[1]')).toBe(true);
+  });
+
+  it("reads a JSON source's VARIANT column exactly, through a query and an aggregation's state", async () => {
+    const schema: Schema = [{ name: 'k', type: 'string' }, { name: 'payload', type: 'variant' }];
+    const parser = new JsonLineParser(schema);
+    const rows = ['{"k": "a", "payload": {"id": 12345678901234567890, "amount": 12.50}}', '{"k": "a", "payload": {"id": 1, "tags": ["x"]}}', '{"k": "b", "payload": null}', '{"k": "b"}']
+      .map((line) => { const r = parser.parse(line); if (!r.ok) throw new Error(r.reason); return r.row; });
+    const events: StreamingRelation = { kind: 'StreamingRelation', sourceName: 'events', schema, watermarkDelayMs: 0 };
+    const { output } = await runInBatches('SELECT k, max(payload:id::decimal(20,0)) AS id, schema_of_variant_agg(payload) AS s, count(payload) AS n FROM events GROUP BY k', events, rows, 2);
+    expect(output).toEqual([
+      { k: 'a', id: 12345678901234567890n, s: 'OBJECT<amount: DECIMAL(3,1), id: DECIMAL(20,0), tags: ARRAY<STRING>>', n: 2 },
+      { k: 'b', id: null, s: 'VOID', n: 1 },
+    ]);
+  });
+
+  it("from_json(s, 'variant') is parse_json(s), failing where it fails", async () => {
+    expect(await one("to_json(from_json(value, 'variant'))", '{"b": 1.50, "a": 12345678901234567890}')).toBe('{"a":12345678901234567890,"b":1.5}');
+    expect(await one("typeof(from_json(value, ' VARIANT '))", '1')).toBe('variant');
+    expect(await one("from_json(value, 'variant')", null)).toBeNull();
+    expect((await failure(one("from_json(value, 'variant')", '{"a":'))).errorClass).toBe('MALFORMED_RECORD_IN_PARSING.WITHOUT_SUGGESTION');
+  });
+
+  it('refuses a VARIANT deeper than a field where a reader would build it from text (source schema, from_json)', () => {
+    expect(selectRefusal("from_json(value, 'a ARRAY<VARIANT>')", rel).message).toMatch(/parse_json/);
+    expect(selectRefusal("from_json(value, 'a STRUCT<v: VARIANT>')", rel).message).toMatch(/parse_json/);
+    expect(selectRefusal("from_csv(value, 'a VARIANT')", rel).message).toMatch(/parse_json/);
     expect(columnField('payload', 'ARRAY<VARIANT>')).toMatch(/parse_json/);
   });
 });

@@ -193,12 +193,18 @@ class JsonReader {
   }
 
   private object(depth: number): Variant {
+    return variantObject(this.members(depth));
+  }
+
+  /** An object's members in the order written (a key written twice, twice). */
+  members(depth: number): [string, Variant][] {
+    if (this.s[this.i] !== '{') this.fail();
     this.i++;
     const fields: [string, Variant][] = [];
     this.space();
     if (this.s[this.i] === '}') {
       this.i++;
-      return { t: 'object', fields };
+      return fields;
     }
     for (;;) {
       this.space();
@@ -210,10 +216,26 @@ class JsonReader {
       fields.push([key, this.value(depth + 1)]);
       this.space();
       const c = this.s[this.i++];
-      if (c === '}') return variantObject(fields);
+      if (c === '}') return fields;
       if (c !== ',') this.fail();
     }
   }
+}
+
+/**
+ * The members of a JSON object text, each value as a variant, by key: how Spark's JacksonParser
+ * reads a struct's VARIANT fields (a JSON source's VARIANT column, from_json's VARIANT field),
+ * each value as VariantBuilder builds it from the parser, a JSON null a variant null. A key
+ * written twice at this level keeps its last value, as a struct's field does; inside a value it
+ * is VARIANT_DUPLICATE_KEY. Throws VariantParseError when the text is not one JSON object.
+ */
+export function parseVariantMembers(text: string): ReadonlyMap<string, Variant> {
+  const p = new JsonReader(text);
+  p.space();
+  const members = new Map(p.members(0));
+  p.space();
+  if (p.i < text.length) p.fail();
+  return members;
 }
 
 /**

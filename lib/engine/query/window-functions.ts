@@ -149,8 +149,10 @@ function resolveFrame(e: WindowExpression, fn: string, orderTypes: readonly Fiel
   // An INTERVAL YEAR TO MONTH's months are added to the key as calendar months.
   const resolved = (b: Written): WindowFrameBound => (typeof b !== 'object' ? b : { offset: b.type === 'day_time_interval' ? b.value / 1000 : b.value, ...(b.type === 'year_month_interval' ? { months: true as const } : {}) });
   const frame: WindowFrameSpec = { frameType: written.frameType, lower: resolved(lower), upper: resolved(upper) };
-  if (ROW_FRAMED.has(fn) && !(frame.frameType === 'Rows' && frame.lower === 'UnboundedPreceding' && frame.upper === 'CurrentRow')) {
-    throw new SqlValidationError(`Window Frame ${e.frame} must match the required frame ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW of ${fn}(). Leave the frame out`, pos, 'window frame', '_LEGACY_ERROR_TEMP_1036');
+  // CumeDist's frame is RANGE, not RowNumber's ROWS: equal keys have the same value.
+  const required = fn === 'cume_dist' ? 'Range' : 'Rows';
+  if (ROW_FRAMED.has(fn) && !(frame.frameType === required && frame.lower === 'UnboundedPreceding' && frame.upper === 'CurrentRow')) {
+    throw new SqlValidationError(`Window Frame ${e.frame} must match the required frame ${required.toUpperCase()} BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW of ${fn}(). Leave the frame out`, pos, 'window frame', '_LEGACY_ERROR_TEMP_1036');
   }
   return frame;
 }

@@ -49,10 +49,11 @@ import { formatFloat } from './float';
 import { formatInterval, fullRange } from './interval-utils';
 import { compiledByHook, foldedText } from './function-args';
 import type { CallCompiler, CallExpr, CompiledExpr, FunctionDef } from './function-types';
+import { mapped } from './compiled-expr';
 import { checkOptionsMap, timestampJson } from './json-functions';
 import { quoteName } from './json-shape-functions';
 import { parseDataType, parseSchema } from './parser/data-type-parser';
-import { castValue, formatDouble } from './sql-values';
+import { binaryHexText, castValue, formatDouble } from './sql-values';
 import { checkStringLength } from './value-limits';
 
 // ---------------------------------------------------------------------------------------------
@@ -409,14 +410,7 @@ function compileFromXml(e: CallExpr, c: CallCompiler): CompiledExpr {
   const t = c.compile(text);
   if (t.type !== 'string' && t.type !== 'null') c.mismatch(e, 'UNEXPECTED_INPUT_TYPE', `The first parameter requires the "STRING" type, however "${exprToString(text)}" has the type "${typeText(t)}".`, 'Cast it to a STRING.');
   const r: Reader = { o, fn: 'from_xml()' };
-  return {
-    type: 'struct',
-    fields,
-    eval: (row, x) => {
-      const v = t.eval(row, x);
-      return v === null || v === undefined ? null : fromXml(v as string, fields, r);
-    },
-  };
+  return mapped({ type: 'struct', fields }, t, (v) => (v === null || v === undefined ? null : fromXml(v as string, fields, r)));
 }
 
 /** The schema's fields; Spark's DataType.fromDDL reports a text that is neither a type nor a column list by its first reading, as one type. */
@@ -681,7 +675,7 @@ function valueText(v: unknown, f: Field, o: XmlOptions): string {
     case 'double': return f.float32 ? formatFloat(v as number) : formatDouble(v as number);
     case 'decimal': return formatDecimal(v as bigint, f.scale ?? 0);
     // Spark's default binary text (ToStringBase.getBinaryFormatter with no style set): hex bytes.
-    case 'binary': return `[${[...(v as Uint8Array)].map((b) => b.toString(16).toUpperCase().padStart(2, '0')).join(' ')}]`;
+    case 'binary': return binaryHexText(v as Uint8Array);
     case 'long': case 'string': case 'boolean':
       return String(v);
     // An interval as its ANSI text, as the JSON writer writes one (Spark's XML writer has none).
@@ -757,18 +751,14 @@ function compileToXml(e: CallExpr, c: CallCompiler): CompiledExpr {
   if (a.type !== 'struct') c.mismatch(e, 'UNEXPECTED_INPUT_TYPE', `The first parameter requires the "STRUCT" type, however "${exprToString(e.args[0])}" has the type "${typeText(a)}".`, 'Pass a struct, such as named_struct(…).');
   const o = xmlOptions(e, e.args[1], c);
   const f: Field = { name: o.rowTag, type: 'struct', fields: a.fields ?? [] };
-  return {
-    type: 'string',
-    eval: (r, x) => {
-      const v = a.eval(r, x);
-      if (v === null || v === undefined) return null;
-      const w = new XmlWriter(o.indent);
-      writeChildElement(w, o.rowTag, f, v, o);
-      if (o.indent === '') w.out += '\n';
-      checkStringLength('to_xml()', w.out.length);
-      return w.out;
-    },
-  };
+  return mapped({ type: 'string' }, a, (v) => {
+    if (v === null || v === undefined) return null;
+    const w = new XmlWriter(o.indent);
+    writeChildElement(w, o.rowTag, f, v, o);
+    if (o.indent === '') w.out += '\n';
+    checkStringLength('to_xml()', w.out.length);
+    return w.out;
+  });
 }
 
 export const XML_DATA_SOURCE_FUNCTIONS: Record<string, FunctionDef> = {

@@ -30,6 +30,7 @@ import { RecordExpressionError } from '../errors';
 import { exprToString } from './expression';
 import { compiledByHook, constant, foldedText } from './function-args';
 import type { CallCompiler, CallExpr, CompiledExpr, FunctionDef } from './function-types';
+import { compiled } from './compiled-expr';
 import { longFromDouble } from './long';
 import { castIntegral } from './sql-values';
 
@@ -340,23 +341,22 @@ const compileXPath = (fn: XPathFunction) => (e: CallExpr, c: CallCompiler): Comp
   if (path === null || path === '') return { ...type, eval: () => null };
   const invalid = invalidXPath(path);
   if (invalid !== undefined) c.fail(e, `Invalid XPath '${path}': ${invalid}`);
-  const compiled = xpath.parse(path);
-  const getXml = xml.eval;
-  return {
-    ...type,
-    eval: (row, ctx) => {
+  const parsed = xpath.parse(path);
+  return compiled(type, () => {
+    const getXml = xml.eval;
+    return (row, ctx) => {
       const text = getXml(row, ctx);
       if (text === null || text === undefined || text === '') return null;
       const doc = parseXml(String(text), path);
       let value: XPathValue;
       try {
-        value = compiled.evaluate({ node: doc });
+        value = parsed.evaluate({ node: doc });
       } catch (err) {
         throw new RecordExpressionError(`${fn}(): evaluating '${path}' failed: ${(err as Error).message}`, { function: `${fn}()` });
       }
       return of(value, path);
-    },
-  };
+    };
+  });
 };
 
 const def = (fn: XPathFunction): FunctionDef => ({ min: 2, max: 2, type: () => RESULTS[fn].type.type, impl: compiledByHook, compile: compileXPath(fn) });

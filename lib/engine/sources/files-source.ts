@@ -596,6 +596,7 @@ registerSource<FilesSourceOptions>({
   type: 'files',
   options: FilesSourceOptions,
   metadataColumn: true,
+  readsVariant: (o) => o.format === 'json',
   replayable: () => ({ replayable: true, reason: 'the files of each batch are logged in the checkpoint and re-read on replay (files must stay in place and unchanged)' }),
   create: (o, ctx) => {
     if (!o.path) throw new ValidationError('source.options.path is required');

@@ -77,6 +77,12 @@ export interface SourceDefinition<O = unknown> {
    * hidden `_metadata` column (on another source that name is no column, as in Spark).
    */
   metadataColumn?: boolean;
+  /**
+   * Optional: the source reads a VARIANT column of its schema (one at the top level) from its
+   * records' JSON, as Spark's JSON reader builds it (the files source's JSON lines); without it a
+   * VARIANT column is refused.
+   */
+  readsVariant?(options: O): boolean;
   /** Option keys whose values are secrets (masked on every read, never logged). */
   secretOptions?: readonly string[];
   /**

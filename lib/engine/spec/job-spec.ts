@@ -78,6 +78,11 @@ const TriggerSpecSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('once') }).strict(),
 ]);
 
+/** Why a reader that is no JSON reader cannot read the VARIANT column `name`. */
+function variantSourceRefusal(name: string, reader: string): string {
+  return `column "${name}" is VARIANT, which ${reader} does not read: a VARIANT column is read from JSON lines (format json) only; read the text as a STRING and write parse_json(<column>)`;
+}
+
 /** At most this many sources in one query (each holds a reader and a line in every offsets/N). */
 const MAX_SOURCES = 16;
 /** The most state partitions (spark.sql.shuffle.partitions) a job may ask for. */
@@ -146,6 +151,10 @@ export const JobSpecSchema = z
           .strict()
           .superRefine((t, ctx) => {
             if (t.type === 'file' && !t.path) ctx.addIssue({ code: 'custom', path: ['path'], message: 'is required for a file static table' });
+            const variant = t.schema.findIndex((f) => f.type === 'variant');
+            if (variant >= 0 && (t.type !== 'file' || t.format !== 'json')) {
+              ctx.addIssue({ code: 'custom', path: ['schema', variant, 'type'], message: variantSourceRefusal(t.schema[variant].name, `a ${t.type === 'file' ? 'CSV file' : t.type} static table`) });
+            }
             if (t.type === 'postgres' && !t.connectionString) ctx.addIssue({ code: 'custom', path: ['connectionString'], message: 'is required for a postgres static table' });
             if (t.type === 'postgres' && !t.table) ctx.addIssue({ code: 'custom', path: ['table'], message: 'is required for a postgres static table' });
             if (t.type === 'file') return;
@@ -342,6 +351,10 @@ function checkSource(path: string, s: ParsedSourceSpec, options: unknown, errors
   });
   const schemaProblem = def?.checkSchema?.(schema);
   if (schemaProblem) errors.push({ path: `${path}.schema`, message: schemaProblem });
+  const variant = schema.findIndex((f) => f.type === 'variant');
+  if (variant >= 0 && options !== undefined && !def?.readsVariant?.(options)) {
+    errors.push({ path: `${path}.schema.${variant}.type`, message: variantSourceRefusal(schema[variant].name, `the ${s.type} source${s.type === 'files' ? ' in this format' : ''}`) });
+  }
   return { ...s, options: options as Record<string, unknown>, schema };
 }
 

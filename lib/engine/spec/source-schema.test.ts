@@ -79,3 +79,26 @@ describe('source schema types as Spark writes them', () => {
     }
   });
 });
+
+describe('a VARIANT column', () => {
+  const files = (schema: unknown, format = 'json') => ({ ...spec(schema), source: { name: 'events', type: 'files', options: { path: '/in', format }, schema } });
+
+  it("is read from a JSON lines source's field (Spark's DDL string or the list), at the top level only", () => {
+    const r = parseJobSpec(files('id BIGINT, payload VARIANT'));
+    expect(r.ok && r.spec.source.schema).toEqual([{ name: 'id', type: 'long' }, { name: 'payload', type: 'variant' }]);
+    expect(parseJobSpec(files([{ name: 'payload', type: 'variant' }])).ok).toBe(true);
+    expect(columnField('payload', 'VARIANT')).toEqual({ name: 'payload', type: 'variant' });
+    expect(columnField('payload', 'ARRAY<VARIANT>')).toMatch(/parse_json/);
+    expect(columnField('payload', 'STRUCT<v: VARIANT>')).toMatch(/parse_json/);
+  });
+
+  it('is refused by a reader of another format, naming the column', () => {
+    for (const r of [parseJobSpec(files('id BIGINT, payload VARIANT', 'csv')), parseJobSpec(files('id BIGINT, payload VARIANT', 'parquet')), parseJobSpec(spec('id BIGINT, payload VARIANT'))]) {
+      expect(!r.ok && r.errors.map((e) => [e.path, e.message])).toEqual([['source.schema.1.type', expect.stringMatching(/column "payload" is VARIANT, which the (files|memory) source.*does not read.*parse_json/)]]);
+    }
+    const table = (format: string) => parseJobSpec({ ...files('id BIGINT'), staticTables: [{ name: 'dim', path: '/dim', format, schema: 'k STRING, v VARIANT' }] });
+    expect(table('json').ok).toBe(true);
+    const csv = table('csv');
+    expect(!csv.ok && csv.errors.map((e) => [e.path, e.message])).toEqual([['staticTables.0.schema.1.type', expect.stringMatching(/column "v" is VARIANT, which a CSV file static table does not read/)]]);
+  });
+});

@@ -43,7 +43,8 @@ export function columnField(name: string, text: string): Field | string {
   }
   const f = fieldOfDataType(name, parsed);
   if (typeof f === 'string') return f;
-  const variant = variantColumnRefusal(f);
+  // A VARIANT column is read from a JSON record's field (the source says whether it reads one: job-spec.ts); one deeper is refused.
+  const variant = f.type === 'variant' ? undefined : variantColumnRefusal(f);
   if (variant) return variant;
   const { nullable: _, ...column } = f;
   return column;

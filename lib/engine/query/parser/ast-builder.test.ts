@@ -162,6 +162,11 @@ describe('query shapes of docs/sql.md', () => {
     ].join('\n'));
   });
 
+  it('LATERAL VIEW explode(…) AS c: the table is named AS (a name, ANSI off) and c is its column, as Spark reads it', () => {
+    expect(tree('SELECT c FROM src LATERAL VIEW explode(xs) AS c')).toBe("'Project ['c]\n+- 'Generate 'explode('xs), false, AS, ['c]\n   +- 'UnresolvedRelation [src]");
+    expect(tree('SELECT c FROM src LATERAL VIEW explode(xs) t AS c')).toBe("'Project ['c]\n+- 'Generate 'explode('xs), false, t, ['c]\n   +- 'UnresolvedRelation [src]");
+  });
+
   it("generators in the select list and Spark's word count", () => {
     expect(items("json_tuple(v, 'k1', 'k2'), explode(xs), posexplode_outer(m), explode(xs) AS (p, c)")).toEqual([
       "'json_tuple('v, 'k1', 'k2')", "'explode('xs)", "'posexplode_outer('m)", "'explode('xs) AS (p, c)",

@@ -665,7 +665,14 @@ class PlanAstBuilder {
       kind: 'UnresolvedFunction', nameParts: this.tableName(ctx.viewName()), arguments: ctx.expression().map((e) => this.expr.expression(e)), isDistinct: false,
       pos: this.expr.parsed.text.span(ctx.viewName().start!, ctx.RIGHT_PAREN().symbol),
     };
-    const alias = ctx.tableAlias()._alias;
+    const tableAlias = ctx.tableAlias();
+    // Spark's lateralView is `… ) tblName=identifier (AS? colName, …)`, its table name written:
+    // in `explode(x) AS c` (ANSI off, where AS is a name) the table is named AS and c is its
+    // column. dt-sql-parser's grammar reads `AS c` as the table's alias.
+    if (tableAlias.KW_AS() && tableAlias._alias && !tableAlias.identifierList() && ctx._colName.length === 0) {
+      return { kind: 'Generate', generator, outer: !!ctx.KW_OUTER(), qualifier: tableAlias.KW_AS()!.getText(), generatorOutput: [identifierText(tableAlias._alias)], child, pos };
+    }
+    const alias = tableAlias._alias;
     return {
       kind: 'Generate', generator, outer: !!ctx.KW_OUTER(), ...(alias ? { qualifier: identifierText(alias) } : {}),
       generatorOutput: ctx._colName.map(identifierText), child, pos,

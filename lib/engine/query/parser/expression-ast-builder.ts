@@ -221,6 +221,8 @@ export class ExpressionAstBuilder {
       }
       if (rewritten === 'withinGroup') return this.withinGroup(base, ctx, pos);
       if (rewritten === 'starExcept') return this.starExcept(base, ctx);
+      // spark-parser.ts's variant path: the index is one token, whose text is the JSON path.
+      if (rewritten === 'variantPath') return { kind: 'SemiStructuredExtract', child: base, field: ctx._index!.getText(), pos };
       return { kind: 'UnresolvedExtractValue', child: base, extraction: this.value(ctx._index!), pos };
     }
     if (ctx._base) {

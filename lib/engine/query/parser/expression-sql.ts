@@ -97,6 +97,7 @@ export function expressionSql(e: Expression, style: SqlStyle = {}): string {
     case 'Alias': return `${s(e.child)} AS ${quoteIfNeeded(e.name)}`;
     case 'MultiAlias': return `${s(e.child)} AS (${e.names.map(quoteIfNeeded).join(', ')})`;
     case 'UnresolvedExtractValue': return `${s(e.child, PRIMARY)}[${s(e.extraction, 5)}]`; // the index is a valueExpression
+    case 'SemiStructuredExtract': return `${s(e.child, PRIMARY)}:${e.field.slice(e.field.startsWith('$.') ? 2 : 1)}`;
     case 'CaseWhen':
       return `CASE ${e.branches.map(([c, v]) => `WHEN ${s(c)} THEN ${s(v)}`).join(' ')}${e.elseValue ? ` ELSE ${s(e.elseValue)}` : ''} END`;
     case 'UnresolvedFunction': {

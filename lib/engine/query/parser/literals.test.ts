@@ -101,6 +101,10 @@ describe('typed literals', () => {
     expect(typed("TIMESTAMP_NTZ '2024-01-02 03:04:05.123'")).toEqual(['2024-01-02 03:04:05.123', 'timestamp_ntz']);
     expect(typed("X'1F'")).toEqual([new Uint8Array([0x1f]), 'binary']);
     expect(typed("X'123'")).toEqual([new Uint8Array([0x01, 0x23]), 'binary']);
+    // A zone as Spark's getZoneId reads one: an ID with an offset (UTC+08:00, GMT-5) too.
+    for (const zoned of ["TIMESTAMP '1997-01-31 09:26:56.66666666UTC+08:00'", "TIMESTAMP '1997-01-31 09:26:56 GMT-5'", "TIMESTAMP '1997-01-31 09:26:56 America/Argentina/Buenos_Aires'"]) {
+      expect(typed(zoned)[1], zoned).toBe('timestamp');
+    }
     expect(errorOf("DATE '2024-02-30'").message).toBe(`[INVALID_TYPED_LITERAL] The value of the typed literal "DATE" is invalid: '2024-02-30'. (line 1, column 1)`);
   });
 

@@ -37,3 +37,16 @@ describe('a double-quoted text (spark.sql.ansi.doubleQuotedIdentifiers off, as S
     expect(() => parsePlan('SELECT "a", `b` AS c FROM t')).not.toThrow();
   });
 });
+
+describe("the strict-non-reserved keywords of ANSI's non-reserved list (ANTI, SEMI, MINUS), ANSI off as Weir runs", () => {
+  it('are no table alias: `t SEMI JOIN u` is a semi join, `t MINUS SELECT …` a set operation', () => {
+    expect(parsePlan('SELECT * FROM t SEMI JOIN u ON t.a = u.a')).toMatchObject({ child: { kind: 'Join', joinType: 'LeftSemi' } });
+    expect(parsePlan('SELECT * FROM t ANTI JOIN u ON t.a = u.a')).toMatchObject({ child: { kind: 'Join', joinType: 'LeftAnti' } });
+    expect(parsePlan('SELECT a FROM t MINUS SELECT a FROM u')).toMatchObject({ kind: 'Except' });
+    for (const sql of ['SELECT * FROM t semi', 'SELECT * FROM t AS anti']) expect(() => parsePlan(sql), sql).toThrow('[PARSE_SYNTAX_ERROR]');
+  });
+
+  it('are names elsewhere, as Spark reads them through strictNonReserved', () => {
+    expect(() => parsePlan('SELECT a AS semi, b AS minus, anti FROM t')).not.toThrow();
+  });
+});

@@ -24,6 +24,8 @@
  *   from `brackets`.
  * - Spark 4's shift operators and doubled-quote escape, from the tokens
  *   (rewriteOperatorsAndStrings).
+ * - Spark 4's variant path `v:a.b[0]`, rewritten to the subscript `v['$.a.b[0]']` whose `[`
+ *   ast-builder.ts knows from `brackets` (rewriteVariantPaths).
  * - Spark 4's pipe syntax (`FROM t |> WHERE … |> SELECT …`): each query written with `|>` becomes
  *   `TABLE name`, its parts kept in ParsedText.pipes for ast-builder.ts to parse (rewritePipes).
  * - Spark's syntax error: the first one ends the parse as `[PARSE_SYNTAX_ERROR] Syntax error at
@@ -133,6 +135,12 @@ function adaptGrammar(atn: ATN): Set<number> {
   };
   const [nonReservedState, k, nonReserved] = setStep('nonReserved');
   nonReservedState.transitions[k] = new SetTransition(nonReserved.target, nonReserved.label.subtract(setStep('ansiNonReserved')[2].label));
+  // Spark's strictIdentifier with ANSI off takes nonReserved, not ansiNonReserved: the
+  // strict-non-reserved keywords of ansiNonReserved (ANTI, SEMI, MINUS) are no table alias, so
+  // `t SEMI JOIN u` is a semi join and `… FROM t MINUS SELECT …` a set operation. A name
+  // elsewhere (identifier) still takes them, through strictNonReserved.
+  const [ansiState, a, ansiNonReserved] = setStep('ansiNonReserved');
+  ansiState.transitions[a] = new SetTransition(ansiNonReserved.target, ansiNonReserved.label.subtract(setStep('strictNonReserved')[2].label));
 
   // Spark's `columnReference: identifier` (see SparkParser.columnNamePath): the call of
   // multipartIdentifier in columnNamePath becomes a call of errorCapturingIdentifier, with its
@@ -369,7 +377,7 @@ export class SourceText {
  * What a `[` the rewrites insert stands for: a `::` cast, a call's WITHIN GROUP, a star's EXCEPT
  * (see the header).
  */
-type RewrittenBracket = 'cast' | 'withinGroup' | 'starExcept';
+type RewrittenBracket = 'cast' | 'withinGroup' | 'starExcept' | 'variantPath';
 
 /** A parsed text: its tokens (after the rewrites) and the `[` tokens they inserted. */
 export interface ParsedText {
@@ -465,6 +473,79 @@ function rewriteCasts(all: Token[], brackets: Map<Token, RewrittenBracket>): Tok
     out.push(...(before.get(t) ?? []));
     if (!drop.has(t)) out.push(t);
     out.push(...(after.get(t) ?? []));
+  }
+  out.forEach((t, i) => { (t as CommonToken).tokenIndex = i; });
+  return out;
+}
+
+/** Whether `t` may be a name (Spark's `identifier`: with ANSI off every keyword is one). */
+function isName(t: Token | undefined): boolean {
+  if (!t) return false;
+  return t.type === SparkSqlLexer.IDENTIFIER || t.type === SparkSqlLexer.BACKQUOTED_IDENTIFIER || (SparkSqlLexer.symbolicNames[t.type]?.startsWith('KW_') ?? false);
+}
+
+/**
+ * Rewrites Spark 4's variant path `expr:a.b[0]` (its `primaryExpression COLON
+ * semiStructuredExtractionPath`) into the subscript `expr['$.a.b[0]']`, a postfix on the primary
+ * expression as Spark binds it, so that `v:a::int` casts the extracted value and `-v:a` negates
+ * it. The path is what Spark's grammar reads after the colon: a first part (a name, `['key']`,
+ * `[0]` or `[*]`) and then any of `.name`, `['key']`, `[0]`, `[*]`, `[name]`; its tokens' text
+ * joined without the blanks between them, after `$.` (or `$` before a bracket), is the JSON path
+ * Spark's AstBuilder gives variant_get. The inserted `[` carries the colon's offsets and text (a
+ * colon after no expression, `SELECT :a`, stays a syntax error at it); the string token's text is
+ * the path itself, read by ast-builder.ts, which knows the `[` from `brackets`.
+ *
+ * A colon is a path's only there: not one of `::` (rewriteCasts), not one inside a complex type's
+ * arguments (`STRUCT<a: INT>`), and not one after a string literal, which Spark 4.1 reads as a
+ * named parameter marker continuing the string (`'str':col`, refused unbound as
+ * UNEXPECTED_USE_OF_PARAMETER_MARKER); Weir has no parameter markers, and leaves those colons to
+ * the parser's syntax error.
+ */
+function rewriteVariantPaths(all: Token[], brackets: Map<Token, RewrittenBracket>): Token[] {
+  const visible = all.filter((t) => t.channel === Token.DEFAULT_CHANNEL);
+  const replaced = new Map<Token, Token[]>();
+  const drop = new Set<Token>();
+  const type = (k: number) => visible[k]?.type;
+  const touching = (a: Token | undefined, b: Token | undefined) => a !== undefined && b !== undefined && b.start === a.stop + 1;
+  const isString = (x: Token) => x.type === SparkSqlLexer.STRING_LITERAL || x.type === SparkSqlLexer.DOUBLEQUOTED_STRING;
+  let typeDepth = 0;
+  for (let i = 0; i < visible.length; i++) {
+    const t = visible[i];
+    if ((t.type === SparkSqlLexer.KW_ARRAY || t.type === SparkSqlLexer.KW_MAP || t.type === SparkSqlLexer.KW_STRUCT) && opensType(visible, i + 1)) typeDepth++;
+    else if (t.type === SparkSqlLexer.GT && typeDepth > 0) typeDepth--;
+    if (t.type !== SparkSqlLexer.COLON || typeDepth > 0 || i === 0) continue;
+    if ((type(i + 1) === SparkSqlLexer.COLON && touching(t, visible[i + 1])) || (type(i - 1) === SparkSqlLexer.COLON && touching(visible[i - 1], t))) continue;
+    if (isString(visible[i - 1])) continue;
+    // `[` followed by what closes one bracketed part, or -1.
+    const bracketed = (k: number, names: boolean): number => {
+      if (type(k) !== SparkSqlLexer.LEFT_BRACKET || type(k + 2) !== SparkSqlLexer.RIGHT_BRACKET) return -1;
+      const inside = visible[k + 1];
+      const ok = isString(inside) || inside.type === SparkSqlLexer.INTEGER_VALUE || inside.type === SparkSqlLexer.ASTERISK || (names && isName(inside));
+      return ok ? k + 3 : -1;
+    };
+    let end = isName(visible[i + 1]) ? i + 2 : bracketed(i + 1, false);
+    if (end < 0) continue;
+    for (;;) {
+      if (type(end) === SparkSqlLexer.DOT && isName(visible[end + 1])) end += 2;
+      else if (bracketed(end, true) > 0) end = bracketed(end, true);
+      else break;
+    }
+    const parts = visible.slice(i + 1, end);
+    const text = parts.map((p) => p.text).join('');
+    const open = synthetic(t, SparkSqlLexer.LEFT_BRACKET, t.text!);
+    brackets.set(open, 'variantPath');
+    const path = synthetic(parts[0], SparkSqlLexer.STRING_LITERAL, `${text.startsWith('[') ? '$' : '$.'}${text}`);
+    path.stop = parts[parts.length - 1].stop;
+    const close = synthetic(parts[parts.length - 1], SparkSqlLexer.RIGHT_BRACKET, ']');
+    replaced.set(t, [open, path, close]);
+    for (const p of parts) drop.add(p);
+    i = end - 1;
+  }
+  if (replaced.size === 0) return all;
+  const out: Token[] = [];
+  for (const t of all) {
+    if (drop.has(t)) continue;
+    out.push(...(replaced.get(t) ?? [t]));
   }
   out.forEach((t, i) => { (t as CommonToken).tokenIndex = i; });
   return out;
@@ -793,7 +874,7 @@ function lex(sql: string): { parsed: ParsedText; listener: ThrowingListener } {
   lexer.removeErrorListeners();
   lexer.addErrorListener(listener);
   const brackets = new Map<Token, RewrittenBracket>();
-  const rewritten = rewriteCasts(rewriteSpark4Clauses(rewriteIdentifierClauses(rewriteOperatorsAndStrings(lexer.getAllTokens().concat(lexer.nextToken())), text), brackets), brackets);
+  const rewritten = rewriteCasts(rewriteVariantPaths(rewriteSpark4Clauses(rewriteIdentifierClauses(rewriteOperatorsAndStrings(lexer.getAllTokens().concat(lexer.nextToken())), text), brackets), brackets), brackets);
   for (const t of rewritten) if (NAME_ONLY_KEYWORDS.has(t.type)) (t as CommonToken).type = SparkSqlLexer.IDENTIFIER;
   const pipes = new Map<Token, PipeChain>();
   const tokens = rewritePipes(rewritten, text, brackets, pipes);

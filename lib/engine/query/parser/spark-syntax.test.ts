@@ -165,6 +165,40 @@ describe('casts', () => {
   });
 });
 
+describe("Spark 4's variant path", () => {
+  const path = (child: object, field: string) => ({ kind: 'SemiStructuredExtract', child, field });
+
+  it('v:a.b[0] is the JSON path $.a.b[0] of the primary expression before it, blanks dropped', () => {
+    expectItem('v:a.b[0]', path(attr('v'), '$.a.b[0]'));
+    expectItem("v : ['a b'] [\"c\"] [*]", path(attr('v'), "$['a b'][\"c\"][*]"));
+    expectItem('t.v:`x`.from[i]', path(attr('t', 'v'), '$.`x`.from[i]'));
+    expectItem('f(x):a', path(call('f', attr('x')), '$.a'));
+    expectItem('NULL:a', path({ kind: 'Literal', value: null }, '$.a'));
+  });
+
+  it('binds as a postfix: ::type casts the value, unary minus and + take it whole', () => {
+    const { e, at } = item('v:a.b::int');
+    expect(e).toMatchObject({ kind: 'Cast', dataType: { kind: 'integer' }, child: path(attr('v'), '$.a.b') });
+    expect(at((e as Node<'Cast', Expression>).child.pos)).toBe('v:a.b');
+    expectItem('-v:a + 1', { kind: 'BinaryOperator', op: 'Add', left: { kind: 'UnaryMinus', child: path(attr('v'), '$.a') } });
+    // A subscript past what a path reads is a subscript of the extracted value.
+    expectItem('v:a[1 + 1]', { kind: 'UnresolvedExtractValue', child: path(attr('v'), '$.a') });
+  });
+
+  it('leaves the colons of types, casts and strings alone', () => {
+    expectItem('CAST(x AS STRUCT<a: INT, b: ARRAY<STRUCT<c: STRING>>>)', { kind: 'Cast', dataType: { kind: 'struct' } });
+    expectItem('x::map<string, struct<a:int>>', { kind: 'Cast', child: attr('x'), dataType: { kind: 'map' } });
+    expectItem("'{\"a\": 1}'", str('{"a": 1}'));
+    expect(expressionSql(parseExpression('v:a.b[0]::int'))).toBe('CAST(v:a.b[0] AS INT)');
+  });
+
+  it("refuses a colon after no expression, or after a string (Spark 4.1's parameter marker), at the colon", () => {
+    expect(syntaxError('SELECT :a FROM t').message).toContain("[PARSE_SYNTAX_ERROR] Syntax error at or near ':'.");
+    expect(syntaxError("SELECT 'str':col FROM t")).toMatchObject({ column: 13 });
+    expect(syntaxError('SELECT (v:) FROM t').errorClass).toBe('PARSE_SYNTAX_ERROR');
+  });
+});
+
 describe('aggregation', () => {
   it('GROUP BY 1 keeps the ordinal as a literal (the analyzer resolves it)', () => {
     const sql = 'SELECT a, count(*) FROM events GROUP BY 1';

@@ -98,6 +98,12 @@ interface CaseWhen extends Node {
 }
 /** `arr[0]`, `m['k']`, and `expr.field` where `expr` is not a name (Catalyst's UnresolvedExtractValue). */
 interface UnresolvedExtractValue extends Node { readonly kind: 'UnresolvedExtractValue'; readonly child: Expression; readonly extraction: Expression }
+/**
+ * Spark 4's variant path `v:a.b[0]`: `field` is the JSON path it reads (`$.a.b[0]`), which the
+ * analyzer makes variant_get(child, field) of a VARIANT child, and refuses on any other
+ * (COLUMN_IS_NOT_VARIANT_TYPE), as Spark's ExtractSemiStructuredFields.
+ */
+interface SemiStructuredExtract extends Node { readonly kind: 'SemiStructuredExtract'; readonly child: Expression; readonly field: string }
 interface UnresolvedNamedLambdaVariable extends Node { readonly kind: 'UnresolvedNamedLambdaVariable'; readonly nameParts: readonly string[] }
 /** `name => value`, a function's argument given by its parameter's name (Spark 3.5's NamedArgumentExpression). */
 interface NamedArgumentExpression extends Node { readonly kind: 'NamedArgumentExpression'; readonly key: string; readonly value: Expression }
@@ -155,7 +161,7 @@ interface GroupingAnalytics extends Node {
 export type Expression =
   | UnresolvedAttribute | UnresolvedStar | Literal | UnresolvedFunction | Cast | Alias | MultiAlias
   | BinaryOperator | UnaryMinus | UnaryPositive | BitwiseNot | Not | IsNull | IsNotNull | In | InSubquery
-  | Exists | ScalarSubquery | Between | Like | RLike | CaseWhen | UnresolvedExtractValue
+  | Exists | ScalarSubquery | Between | Like | RLike | CaseWhen | UnresolvedExtractValue | SemiStructuredExtract
   | UnresolvedNamedLambdaVariable | LambdaFunction | SortOrder | UnresolvedWindowExpression | GroupingAnalytics
   | NamedArgumentExpression;
 

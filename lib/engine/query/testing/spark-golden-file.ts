@@ -156,7 +156,15 @@ const SPARK_DEFAULTS: Readonly<Record<string, string>> = {
   'spark.sql.ansi.enabled': 'false',
   'spark.sql.optimizer.decorrelateinnerquery.enabled': 'true',
   'spark.sql.legacy.scalarsubquerycountbugbehavior': 'false',
+  'spark.sql.legacy.cteprecedencepolicy': 'corrected',
 };
+
+/**
+ * Settings that change only the order of a query's rows, which the harness compares sorted where
+ * the query has no ORDER BY: spark.sql.shuffle.partitions, the partitions DISTRIBUTE BY and
+ * CLUSTER BY spread the rows over.
+ */
+const ROW_ORDER_SETTINGS = new Set(['spark.sql.shuffle.partitions']);
 
 /**
  * Settings that change only the answer of a query that joins: spark.sql.crossJoin.enabled=false
@@ -168,7 +176,57 @@ const JOIN_SETTINGS = new Set(['spark.sql.crossjoin.enabled']);
 const joins = (sql: string) => /\bjoin\b|\bfrom\b[^]*?,/i.test(topLevel(sql));
 
 export function goldenCases(name: string): GoldenCase[] {
-  const text = readFileSync(join(import.meta.dirname, 'sql-tests', `${name}.sql.out`), 'utf8');
+  return casesOf(readFileSync(join(import.meta.dirname, 'sql-tests', `${name}.sql.out`), 'utf8'));
+}
+
+/**
+ * The worked examples of a page of Spark's SQL reference (sql-ref/<page>.sql: the page's Examples
+ * as it writes them, each statement ending in `;`, a query followed by the table Spark printed,
+ * `+---+` borders and `|`-separated cells), as the cases of a golden file: each statement a
+ * query, its output the printed table's rows (its header row left out), each cell trimmed, as the
+ * pages' tables are written by hand in the shell's or the DataFrame's layout. Their `null` is
+ * written NULL, as Weir prints it; a statement followed by no table printed nothing.
+ */
+export function sqlRefCases(page: string): GoldenCase[] {
+  const lines = readFileSync(join(import.meta.dirname, 'sql-ref', `${page}.sql`), 'utf8').split('\n');
+  const entries: string[] = [];
+  let statement: string[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i];
+    if (!statement.length && (/^\s*(?:--|$)/.test(line))) continue;
+    // A statement ends at its `;`, or where its printed table starts (a page that left the `;` out).
+    const tableNext = /^\s*[+|]/.test(lines[i + 1] ?? '');
+    statement.push(line);
+    if (!/;\s*$/.test(line) && !tableNext) continue;
+    const sql = statement.join('\n').replace(/;\s*$/, '');
+    statement = [];
+    // The table printed under it, past blank lines: its rows are the `|` lines after the header's.
+    let j = i + 1;
+    while (j < lines.length && lines[j].trim() === '' && /^\s*[+|]/.test(lines.slice(j).find((l) => l.trim() !== '') ?? '')) j++;
+    const table: string[] = [];
+    for (; j < lines.length && /^\s*[+|]/.test(lines[j]); j++) table.push(lines[j].trim());
+    // Or the error Spark raised: the exception's class, then its JSON, to the next blank line.
+    if (!table.length && /^\s*(?:org\.apache|java)\.\S+(?:Exception|Error)\s*$/.test(lines[j] ?? '')) {
+      const error: string[] = [];
+      for (; j < lines.length && lines[j].trim() !== ''; j++) error.push(lines[j]);
+      i = j - 1;
+      entries.push(`-- !query\n${sql}\n-- !query schema\nstruct<>\n-- !query output\n${error.join('\n')}\n`);
+      continue;
+    }
+    i = j - 1;
+    // Its header is the row between its first two borders; a table drawn without one starts with its rows.
+    const headed = table[0]?.startsWith('+') && table[1]?.startsWith('|') && table[2]?.startsWith('+');
+    const rows = table.filter((l) => l.startsWith('|')).slice(headed ? 1 : 0).map((l) => l.replace(/^\|/, '').replace(/\|$/, '').split('|').map((cell) => {
+      const v = cell.trim();
+      return v === 'null' ? 'NULL' : v;
+    }).join('\t'));
+    entries.push(`-- !query\n${sql}\n-- !query schema\n\n-- !query output\n${rows.join('\n')}\n`);
+  }
+  return casesOf(`-- ${page}\n${entries.join('')}`);
+}
+
+/** The cases of a golden file's text. */
+function casesOf(text: string): GoldenCase[] {
   let views: GoldenView[] = [...SUITE_TABLES];
   // A table's rows: those inserted as VALUES, and the queries whose rows were inserted.
   const tables = new Map<string, { columns: { name: string; type: string }[]; rows: string[]; queries: string[] }>();
@@ -237,6 +295,7 @@ export function goldenCases(name: string): GoldenCase[] {
     if (set) {
       const key = set[1].toLowerCase();
       // A SET to Spark's default changes nothing; of a key the file RESETs, each SET holds until the RESET.
+      if (ROW_ORDER_SETTINGS.has(key)) return { ...c, skip: 'a SET of how rows are partitioned: it changes only their order, and the queries after it run' };
       if (SPARK_DEFAULTS[key] === set[2].toLowerCase()) settings.delete(key);
       else if (settings.has(key) && !reset.has(key)) settings.delete(key);
       else settings.add(key);
@@ -425,6 +484,9 @@ export async function weirAnswer(query: string, views: readonly GoldenView[] = [
   }
 }
 
+/** Whether the query orders its rows (an ORDER BY at its top level, not a window's or a subquery's). */
+export const ordersRows = (query: string) => /\border\s+by\b/i.test(topLevel(query));
+
 /** The query over the views it reads: its rows printed one a line, sorted unless it orders them at its top level. */
 async function staticAnswer(query: string, views: readonly GoldenView[], binary?: BinaryOutputStyle): Promise<WeirAnswer> {
   // The views it reads, and the views and tables those read (a view of a table), in the file's
@@ -444,7 +506,7 @@ async function staticAnswer(query: string, views: readonly GoldenView[], binary?
   try {
     const { rows, schema } = await run(sql);
     const lines = rows.map((row) => schema.map((f) => goldenPrinted(row[f.name], f, binary)).join('\t'));
-    return { output: (/\border\s+by\b/i.test(topLevel(query)) ? lines : lines.sort()).join('\n'), schema };
+    return { output: (ordersRows(query) ? lines : lines.sort()).join('\n'), schema };
   } catch (e) {
     return errorAnswer(e);
   }
